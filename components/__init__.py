@@ -1,0 +1,1 @@
+"""spot-training components. Import submodules explicitly; this package imports nothing."""

@@ -1,0 +1,552 @@
+"""A SpotTrainingJob's inputs: validation, defaults, canonical form and hash.
+
+Pure on purpose: it imports neither Pulumi nor Google's clients, so the program
+(to fail early, naming the config path), the provider (in `check` and `diff`)
+and the tests share one definition of what a job is.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import math
+import re
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any, Callable
+
+from . import schema
+
+# Inputs that define the job. Vertex cannot change a submitted CustomJob, so a
+# change to any of them is a replacement: the job is resubmitted.
+JOB_FIELDS = ("project", "location", "displayName", "labels", "encryptionSpec", "jobSpec")
+# Inputs that only steer the provider; changing them updates state in place.
+KNOB_FIELDS = ("deleteTimeout", "submissionScope")
+
+DEFAULT_STRATEGY = "SPOT"
+DEFAULT_REPLICA_COUNT = 1
+DEFAULT_DELETE_TIMEOUT = "900s"
+
+# The label that makes `create` idempotent (see submission_key). It takes one of
+# the 64 label slots Vertex allows, so users get 63.
+SUBMISSION_LABEL = "spot-training-key"
+MAX_LABELS = 64
+MAX_WORKER_POOLS = 4  # chief, workers, parameter servers, evaluators
+MAX_PACKAGE_URIS = 100
+MAX_DISPLAY_NAME = 128
+
+_NO_UNKNOWN = object()
+
+_DURATION = re.compile(r"^(\d+)(\.\d{1,9})?s$")
+_PROJECT = re.compile(r"^(?:[a-z][a-z0-9.-]*:)?[a-z][a-z0-9-]{4,28}[a-z0-9]$|^\d{6,}$")
+_LOCATION = re.compile(r"^[a-z]+(?:-[a-z]+)+\d+$")
+_LABEL_KEY = re.compile(r"^[a-z][a-z0-9_-]{0,62}$")
+_LABEL_VALUE = re.compile(r"^[a-z0-9_-]{0,63}$")
+_GCS_URI = re.compile(r"^gs://[a-z0-9][a-z0-9._-]{1,220}[a-z0-9](/.*)?$")
+_GCS_OBJECT = re.compile(r"^gs://[a-z0-9][a-z0-9._-]{1,220}[a-z0-9]/.+$")
+_KMS_KEY = re.compile(r"^projects/[^/]+/locations/([^/]+)/keyRings/[^/]+/cryptoKeys/[^/]+$")
+_NETWORK = re.compile(r"^projects/[^/]+/global/networks/[^/]+$")
+_TENSORBOARD = re.compile(r"^projects/[^/]+/locations/([^/]+)/tensorboards/[^/]+$")
+_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_TPU_TOPOLOGY = re.compile(r"^\d+(x\d+){1,2}$")
+# TPU VM machine types end in the number of chips one host carries:
+# ct5lp-hightpu-4t, ct6e-standard-8t, ct5p-hightpu-4t.
+_TPU_MACHINE = re.compile(r"^ct[0-9a-z]+-[a-z]+-(\d+)t$")
+_DEPRECATED_STRATEGIES = {
+    "ON_DEMAND": "is deprecated by Vertex AI; use STANDARD",
+    "LOW_COST": "is deprecated by Vertex AI; use SPOT",
+}
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One reason a spec is rejected, at the path of the offending field."""
+
+    path: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.reason}"
+
+
+class SpecError(ValueError):
+    """A spec that failed validation; the message lists every failure by path."""
+
+    def __init__(self, failures: list[Failure], prefix: str = "") -> None:
+        self.failures = failures
+        lines = [f"{_join(prefix, f.path)}: {f.reason}" for f in failures]
+        super().__init__("invalid Spot training job:\n  " + "\n  ".join(lines))
+
+
+def validate(inputs: dict[str, Any], unknown: Any = _NO_UNKNOWN) -> list[Failure]:
+    """Every failure in `inputs`, the resource's input bag.
+
+    `unknown` is the marker of a value not known yet (during a preview); such
+    values are skipped here and checked again when they are known.
+    """
+    checker = _Checker(unknown)
+    checker.walk(inputs, schema.RESOURCE, "")
+    for rule in _RULES:
+        rule(_Known(inputs, checker.is_unknown), checker.fail)
+    return checker.failures
+
+
+def require_valid(inputs: dict[str, Any], prefix: str = "") -> None:
+    failures = validate(inputs)
+    if failures:
+        raise SpecError(failures, prefix)
+
+
+def job_definition(inputs: dict[str, Any]) -> dict[str, Any]:
+    """The canonical form of the job-defining inputs, the thing `diff` compares.
+
+    Defaults are filled (strategy SPOT, replicaCount 1), proto3 zero values
+    (false, 0, "", [], {}) dropped as the API itself does, numbers written as
+    strings made numbers, and durations written one way, so two configs that
+    differ only in form are equal here.
+    """
+    present = {k: inputs[k] for k in JOB_FIELDS if inputs.get(k) is not None}
+    return _normalise(_with_defaults(present), schema.RESOURCE)
+
+
+def request_body(inputs: dict[str, Any]) -> dict[str, Any]:
+    """The CustomJob body submitted to Vertex (the `request.json` of Google's docs)."""
+    body = job_definition(inputs)
+    body.pop("project", None)
+    body.pop("location", None)
+    return body
+
+
+def parent(inputs: dict[str, Any]) -> str:
+    return f"projects/{inputs['project']}/locations/{inputs['location']}"
+
+
+def spec_hash(inputs: dict[str, Any]) -> str:
+    return hashlib.sha256(_stable_json(job_definition(inputs)).encode()).hexdigest()
+
+
+def submission_key(inputs: dict[str, Any]) -> str:
+    """The label value a submission of these inputs carries.
+
+    CreateCustomJob takes no request id, so a retried or interrupted create can
+    only find out whether its job was already accepted by looking this label up.
+    It is derived from the resource's scope (project, stack, resource name) and
+    its job definition: the same resource with the same spec finds its own job,
+    and two stacks sharing a Vertex project never adopt each other's.
+    """
+    material = _stable_json({"scope": inputs.get("submissionScope", ""), "job": job_definition(inputs)})
+    return hashlib.sha256(material.encode()).hexdigest()[:32]
+
+
+def duration_seconds(value: str) -> float:
+    match = _DURATION.match(value)
+    if not match:
+        raise ValueError(f"not a duration like '86400s': {value!r}")
+    return float(Decimal(match.group(1) + (match.group(2) or "")))
+
+
+def effective_strategy(inputs: dict[str, Any]) -> str:
+    scheduling = _dict(_dict(inputs.get("jobSpec")).get("scheduling"))
+    return scheduling.get("strategy") or DEFAULT_STRATEGY
+
+
+# --- validation: the shape -------------------------------------------------
+
+
+class _Checker:
+    def __init__(self, unknown: Any) -> None:
+        self.unknown = unknown
+        self.failures: list[Failure] = []
+
+    def is_unknown(self, value: Any) -> bool:
+        return self.unknown is not _NO_UNKNOWN and isinstance(value, str) and value == self.unknown
+
+    def fail(self, path: str, reason: str) -> None:
+        self.failures.append(Failure(path, reason))
+
+    def walk(self, value: Any, kind: Any, path: str) -> None:
+        if value is None or self.is_unknown(value):
+            return
+        if isinstance(kind, tuple):
+            tag, inner = kind
+            if tag == "list":
+                if not isinstance(value, list):
+                    return self.fail(path, f"must be a list, got {_type_name(value)}")
+                for i, item in enumerate(value):
+                    self.walk(item, inner, f"{path}[{i}]")
+            elif value not in schema.ENUMS[inner]:
+                allowed = ", ".join(v for v in schema.ENUMS[inner] if v not in _DEPRECATED_STRATEGIES)
+                self.fail(path, f"unknown value {value!r}; expected one of {allowed}")
+        elif kind == schema.STRING:
+            if not isinstance(value, str):
+                self.fail(path, f"must be a string, got {_type_name(value)}")
+        elif kind == schema.INT:
+            if isinstance(value, bool) or not (
+                isinstance(value, int) or (isinstance(value, str) and re.fullmatch(r"-?\d+", value))
+            ):
+                self.fail(path, f"must be a whole number, got {value!r}")
+        elif kind == schema.BOOL:
+            if not isinstance(value, bool):
+                self.fail(path, f"must be true or false, got {value!r}")
+        elif kind == schema.DURATION:
+            if not isinstance(value, str) or not _DURATION.match(value):
+                self.fail(path, f"must be a duration in seconds such as \"86400s\", got {value!r}")
+        elif kind == schema.STRING_MAP:
+            if not isinstance(value, dict):
+                return self.fail(path, f"must be a map of strings, got {_type_name(value)}")
+            for key, item in value.items():
+                if not isinstance(item, str) and not self.is_unknown(item):
+                    self.fail(_join(path, key), f"must be a string, got {_type_name(item)}")
+        else:
+            self._message(value, kind, path)
+
+    def _message(self, value: Any, name: str, path: str) -> None:
+        if not isinstance(value, dict):
+            return self.fail(path, f"must be an object ({name}), got {_type_name(value)}")
+        fields = schema.MESSAGES[name]
+        for key, item in value.items():
+            if key.startswith("__"):  # the dynamic provider's own bookkeeping
+                continue
+            if key not in fields:
+                hint = difflib.get_close_matches(key, list(fields), n=1)
+                suggestion = f"; did you mean {hint[0]!r}?" if hint else f"; known fields: {', '.join(fields)}"
+                self.fail(_join(path, key), f"unknown field{suggestion}")
+                continue
+            self.walk(item, fields[key], _join(path, key))
+
+
+# --- validation: the rules -------------------------------------------------
+
+
+class _Known:
+    """Typed, unknown-free access to the inputs, so a rule never trips over a
+    value the shape check already rejected or one that a preview cannot know."""
+
+    def __init__(self, inputs: dict[str, Any], is_unknown: Callable[[Any], bool]) -> None:
+        self.inputs = inputs
+        self.is_unknown = is_unknown
+
+    def get(self, obj: Any, key: str, kind: type | tuple[type, ...]) -> Any:
+        if not isinstance(obj, dict):
+            return None
+        value = obj.get(key)
+        if self.is_unknown(value) or not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+            return None
+        return value
+
+    def has(self, obj: Any, key: str) -> bool:
+        return isinstance(obj, dict) and obj.get(key) is not None
+
+    def text(self, obj: Any, key: str) -> str | None:
+        return self.get(obj, key, str)
+
+    def number(self, obj: Any, key: str) -> int | None:
+        value = self.get(obj, key, (int, str))
+        if isinstance(value, str):
+            return int(value) if re.fullmatch(r"-?\d+", value) else None
+        return value
+
+    def spec(self) -> dict:
+        return self.get(self.inputs, "jobSpec", dict) or {}
+
+    def pools(self) -> list[tuple[int, dict]]:
+        pools = self.get(self.spec(), "workerPoolSpecs", list) or []
+        return [(i, p) for i, p in enumerate(pools) if isinstance(p, dict)]
+
+    def strategy(self) -> str | None:
+        scheduling = self.get(self.spec(), "scheduling", dict) or {}
+        if self.is_unknown(scheduling.get("strategy")):
+            return None
+        return self.text(scheduling, "strategy") or DEFAULT_STRATEGY
+
+
+Fail = Callable[[str, str], None]
+
+
+def _required_place(k: _Known, fail: Fail) -> None:
+    for key, pattern, example in (
+        ("project", _PROJECT, "acme-ml-dev"),
+        ("location", _LOCATION, "us-central1"),
+    ):
+        if not k.has(k.inputs, key):
+            fail(key, f"is required (e.g. {example!r}); set it on the job or as gcp:{'region' if key == 'location' else key}")
+        elif (value := k.text(k.inputs, key)) is not None and not pattern.match(value):
+            fail(key, f"{value!r} is not a valid {key} (e.g. {example!r})")
+
+
+def _display_name(k: _Known, fail: Fail) -> None:
+    if not k.has(k.inputs, "displayName"):
+        return fail("displayName", "is required")
+    name = k.text(k.inputs, "displayName")
+    if name is not None and not name.strip():
+        fail("displayName", "must not be empty")
+    elif name is not None and len(name) > MAX_DISPLAY_NAME:
+        fail("displayName", f"is {len(name)} characters; Vertex AI allows at most {MAX_DISPLAY_NAME}")
+
+
+def _labels(k: _Known, fail: Fail) -> None:
+    labels = k.get(k.inputs, "labels", dict) or {}
+    if len(labels) > MAX_LABELS - 1:
+        fail("labels", f"has {len(labels)} labels; at most {MAX_LABELS - 1} (Vertex allows {MAX_LABELS}, one is {SUBMISSION_LABEL!r})")
+    for key, value in labels.items():
+        path = f"labels.{key}"
+        if key == SUBMISSION_LABEL:
+            fail(path, "is reserved: spot-training sets it to find its own submissions")
+        elif not _LABEL_KEY.match(key):
+            fail(path, "label keys are 1-63 characters of lowercase letters, digits, '_' and '-', starting with a letter")
+        if isinstance(value, str) and not k.is_unknown(value) and not _LABEL_VALUE.match(value):
+            fail(path, "label values are at most 63 characters of lowercase letters, digits, '_' and '-'")
+
+
+def _encryption(k: _Known, fail: Fail) -> None:
+    encryption = k.get(k.inputs, "encryptionSpec", dict)
+    if encryption is None:
+        return
+    key = k.text(encryption, "kmsKeyName")
+    if key is None:
+        if not k.has(encryption, "kmsKeyName"):
+            fail("encryptionSpec.kmsKeyName", "is required when encryptionSpec is set")
+        return
+    match = _KMS_KEY.match(key)
+    if not match:
+        fail("encryptionSpec.kmsKeyName", "must look like projects/P/locations/L/keyRings/R/cryptoKeys/K")
+    elif (location := k.text(k.inputs, "location")) and match.group(1) != location:
+        fail("encryptionSpec.kmsKeyName", f"the key is in {match.group(1)!r}; Vertex AI needs a key in the job's location {location!r}")
+
+
+def _pools(k: _Known, fail: Fail) -> None:
+    if not k.has(k.inputs, "jobSpec"):
+        return fail("jobSpec", "is required: the CustomJobSpec with workerPoolSpecs")
+    spec = k.spec()
+    pools = k.get(spec, "workerPoolSpecs", list)
+    if k.is_unknown(spec.get("workerPoolSpecs")):
+        return
+    if not pools:
+        return fail("jobSpec.workerPoolSpecs", "is required: at least one worker pool")
+    if len(pools) > MAX_WORKER_POOLS:
+        fail("jobSpec.workerPoolSpecs", f"has {len(pools)} pools; Vertex AI takes at most {MAX_WORKER_POOLS}")
+    for i, pool in k.pools():
+        path = f"jobSpec.workerPoolSpecs[{i}]"
+        if not pool:
+            if i == 0:
+                fail(path, "the first worker pool (the chief) must not be empty")
+            continue  # an empty pool only holds the position of a later one
+        tasks = [t for t in ("containerSpec", "pythonPackageSpec") if k.has(pool, t)]
+        if len(tasks) != 1:
+            which = "both" if tasks else "neither"
+            fail(path, f"needs exactly one of containerSpec or pythonPackageSpec, has {which}")
+        if not k.has(k.get(pool, "machineSpec", dict), "machineType") and not k.is_unknown(pool.get("machineSpec")):
+            fail(f"{path}.machineSpec.machineType", "is required")
+        replicas = k.number(pool, "replicaCount")
+        if replicas is not None and replicas < 0:
+            fail(f"{path}.replicaCount", f"must not be negative, got {replicas}")
+        elif i == 0 and replicas is not None and replicas != 1:
+            fail(f"{path}.replicaCount", f"the first worker pool runs the chief and takes replicaCount 1, got {replicas}")
+
+
+def _tasks(k: _Known, fail: Fail) -> None:
+    for i, pool in k.pools():
+        path = f"jobSpec.workerPoolSpecs[{i}]"
+        container = k.get(pool, "containerSpec", dict)
+        if container is not None:
+            if not k.has(container, "imageUri"):
+                fail(f"{path}.containerSpec.imageUri", "is required")
+            _env(k, container, f"{path}.containerSpec", fail)
+        package = k.get(pool, "pythonPackageSpec", dict)
+        if package is not None:
+            _python_package(k, package, f"{path}.pythonPackageSpec", fail)
+
+
+def _python_package(k: _Known, package: dict, path: str, fail: Fail) -> None:
+    for key in ("executorImageUri", "pythonModule"):
+        if not k.has(package, key):
+            fail(f"{path}.{key}", "is required")
+    uris = k.get(package, "packageUris", list)
+    if not uris:
+        if not k.is_unknown(package.get("packageUris")):
+            fail(f"{path}.packageUris", "is required: at least one gs:// URI of the training package")
+        return
+    if len(uris) > MAX_PACKAGE_URIS:
+        fail(f"{path}.packageUris", f"has {len(uris)} URIs; Vertex AI takes at most {MAX_PACKAGE_URIS}")
+    for j, uri in enumerate(uris):
+        if isinstance(uri, str) and not k.is_unknown(uri) and not _GCS_OBJECT.match(uri):
+            fail(f"{path}.packageUris[{j}]", f"must be a Cloud Storage object URI gs://BUCKET/OBJECT, got {uri!r}")
+    _env(k, package, path, fail)
+
+
+def _env(k: _Known, task: dict, path: str, fail: Fail) -> None:
+    seen: set[str] = set()
+    for j, var in enumerate(k.get(task, "env", list) or []):
+        name = k.text(var, "name")
+        if name is None:
+            if isinstance(var, dict) and not k.has(var, "name"):
+                fail(f"{path}.env[{j}].name", "is required")
+            continue
+        if not _ENV_NAME.match(name):
+            fail(f"{path}.env[{j}].name", f"{name!r} is not a valid environment variable name")
+        elif name in seen:
+            fail(f"{path}.env[{j}].name", f"{name!r} is set twice")
+        seen.add(name)
+
+
+def _machines(k: _Known, fail: Fail) -> None:
+    strategy = k.strategy()
+    for i, pool in k.pools():
+        machine = k.get(pool, "machineSpec", dict)
+        if machine is None:
+            continue
+        path = f"jobSpec.workerPoolSpecs[{i}].machineSpec"
+        count = k.number(machine, "acceleratorCount")
+        has_type = k.has(machine, "acceleratorType")
+        if count is not None and count < 0:
+            fail(f"{path}.acceleratorCount", f"must not be negative, got {count}")
+        elif count and not has_type:
+            fail(f"{path}.acceleratorType", "is required when acceleratorCount is set")
+        elif has_type and not count and not k.has(machine, "acceleratorCount"):
+            fail(f"{path}.acceleratorCount", "is required when acceleratorType is set")
+        elif has_type and count == 0:
+            fail(f"{path}.acceleratorCount", "must be at least 1 when acceleratorType is set")
+        topology = k.text(machine, "tpuTopology")
+        if topology is not None and not _TPU_TOPOLOGY.match(topology):
+            fail(f"{path}.tpuTopology", f"must look like '2x2' or '2x2x1', got {topology!r}")
+        elif strategy == "SPOT" and _is_tpu_pod(k, machine, topology):
+            fail(
+                f"{path}.tpuTopology" if topology else path,
+                "TPU Pods (multi-host TPU slices) cannot run on Spot VMs; use a single-host slice or scheduling.strategy STANDARD",
+            )
+
+
+def _is_tpu_pod(k: _Known, machine: dict, topology: str | None) -> bool:
+    machine_type = k.text(machine, "machineType") or ""
+    per_host = _TPU_MACHINE.match(machine_type)
+    if topology:
+        chips = math.prod(int(n) for n in topology.split("x"))
+        return per_host is None or chips > int(per_host.group(1))
+    # The older TPU VMs (cloud-tpu with TPU_V2/TPU_V3) put 8 cores on a host.
+    count = k.number(machine, "acceleratorCount") or 0
+    return machine_type == "cloud-tpu" and count > 8
+
+
+def _scheduling(k: _Known, fail: Fail) -> None:
+    scheduling = k.get(k.spec(), "scheduling", dict) or {}
+    strategy = k.text(scheduling, "strategy")
+    if strategy in _DEPRECATED_STRATEGIES:
+        fail("jobSpec.scheduling.strategy", f"{strategy} {_DEPRECATED_STRATEGIES[strategy]}")
+    timeout = k.text(scheduling, "timeout")
+    if timeout and _DURATION.match(timeout) and duration_seconds(timeout) <= 0:
+        fail("jobSpec.scheduling.timeout", "must be longer than 0s")
+    if k.has(scheduling, "maxWaitDuration") and k.strategy() not in (None, "FLEX_START"):
+        fail(
+            "jobSpec.scheduling.maxWaitDuration",
+            f"only applies to strategy FLEX_START; the strategy here is {k.strategy()}",
+        )
+    if k.strategy() == "SPOT" and k.has(k.spec(), "persistentResourceId"):
+        fail("jobSpec.persistentResourceId", "Spot VMs run only on serverless training, not on a persistent resource")
+
+
+def _references(k: _Known, fail: Fail) -> None:
+    spec = k.spec()
+    output = k.get(spec, "baseOutputDirectory", dict)
+    if output is not None:
+        prefix = k.text(output, "outputUriPrefix")
+        if prefix is None and not k.has(output, "outputUriPrefix"):
+            fail("jobSpec.baseOutputDirectory.outputUriPrefix", "is required when baseOutputDirectory is set")
+        elif prefix is not None and not _GCS_URI.match(prefix):
+            fail("jobSpec.baseOutputDirectory.outputUriPrefix", f"must be a gs:// URI, got {prefix!r}")
+    account = k.text(spec, "serviceAccount")
+    if account is not None and not _EMAIL.match(account):
+        fail("jobSpec.serviceAccount", f"must be a service account email, got {account!r}")
+    network = k.text(spec, "network")
+    if network is not None and not _NETWORK.match(network):
+        fail("jobSpec.network", "must look like projects/PROJECT_NUMBER/global/networks/NETWORK")
+    board = k.text(spec, "tensorboard")
+    if board is not None:
+        match = _TENSORBOARD.match(board)
+        if not match:
+            fail("jobSpec.tensorboard", "must look like projects/P/locations/L/tensorboards/T")
+        elif (location := k.text(k.inputs, "location")) and match.group(1) != location:
+            fail("jobSpec.tensorboard", f"the TensorBoard is in {match.group(1)!r}, the job in {location!r}")
+
+
+def _knobs(k: _Known, fail: Fail) -> None:
+    timeout = k.text(k.inputs, "deleteTimeout")
+    if timeout and _DURATION.match(timeout) and duration_seconds(timeout) <= 0:
+        fail("deleteTimeout", "must be longer than 0s")
+
+
+_RULES = (
+    _required_place,
+    _display_name,
+    _labels,
+    _encryption,
+    _pools,
+    _tasks,
+    _machines,
+    _scheduling,
+    _references,
+    _knobs,
+)
+
+
+# --- canonical form --------------------------------------------------------
+
+
+def _with_defaults(inputs: dict[str, Any]) -> dict[str, Any]:
+    job = json.loads(json.dumps(inputs))  # a deep copy that also rejects non-JSON values
+    spec = job.get("jobSpec")
+    if not isinstance(spec, dict):
+        return job
+    scheduling = spec.get("scheduling")
+    if scheduling is None:
+        scheduling = spec["scheduling"] = {}
+    if isinstance(scheduling, dict) and scheduling.get("strategy") is None:
+        scheduling["strategy"] = DEFAULT_STRATEGY
+    for pool in spec.get("workerPoolSpecs") or []:
+        # Only filled where it is absent: an explicit 0 stays 0 (proto3 has no
+        # presence for it, so it is dropped below exactly as the API would).
+        if isinstance(pool, dict) and pool and pool.get("replicaCount") is None:
+            pool["replicaCount"] = DEFAULT_REPLICA_COUNT
+    return job
+
+
+def _normalise(value: Any, kind: Any) -> Any:
+    """Writes `value` one way per meaning; values of the wrong shape pass through
+    unchanged (validation reports them, and an unknown preview value must stay
+    itself so that diff sees it as a change)."""
+    if isinstance(kind, tuple):
+        if kind[0] == "list" and isinstance(value, list):
+            return [_normalise(item, kind[1]) for item in value]
+        return value
+    if kind == schema.INT and isinstance(value, str) and re.fullmatch(r"-?\d+", value):
+        return int(value)
+    if kind == schema.DURATION and isinstance(value, str) and (match := _DURATION.match(value)):
+        fraction = (match.group(2) or "").rstrip("0").rstrip(".")
+        return f"{int(match.group(1))}{fraction}s"
+    if kind in schema.MESSAGES and isinstance(value, dict):
+        fields = schema.MESSAGES[kind]
+        out = {}
+        for key in sorted(value):
+            item = _normalise(value[key], fields.get(key, schema.STRING))
+            if item in (None, "", 0, False, [], {}) and not isinstance(item, float):
+                continue  # proto3 zero values: the API reads them as unset
+            out[key] = item
+        return out
+    return value
+
+
+def _stable_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def _dict(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def _type_name(value: Any) -> str:
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}.get(type(value), type(value).__name__)

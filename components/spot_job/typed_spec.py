@@ -1,0 +1,116 @@
+"""Typed arguments for building a job's spec in code instead of config.
+
+Each class maps onto the Vertex REST shape the spec layer validates: `to_rest()`
+writes the same camelCase dict a config would, so a typed job and a copied
+`request.json` reach the provider, and its canonical form, identically. Values
+may be Pulumi Inputs (an image URI from another resource, say): they are kept
+as they are and resolved by Pulumi before the provider sees them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any, Optional, Sequence
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+def _rest(value: Any) -> Any:
+    if isinstance(value, _RestShape):
+        return value.to_rest()
+    if isinstance(value, (list, tuple)):
+        return [_rest(item) for item in value]
+    return value
+
+
+class _RestShape:
+    def to_rest(self) -> dict[str, Any]:
+        return {_camel(f.name): _rest(getattr(self, f.name)) for f in fields(self) if getattr(self, f.name) is not None}
+
+
+def _env(env: Optional[dict[str, Any]]) -> Optional[list[dict[str, Any]]]:
+    return None if env is None else [{"name": name, "value": value} for name, value in env.items()]
+
+
+@dataclass
+class MachineSpec(_RestShape):
+    machine_type: Any
+    accelerator_type: Optional[str] = None
+    accelerator_count: Optional[int] = None
+    tpu_topology: Optional[str] = None
+
+
+@dataclass
+class DiskSpec(_RestShape):
+    boot_disk_type: Optional[str] = None
+    boot_disk_size_gb: Optional[int] = None
+
+
+@dataclass
+class ContainerSpec(_RestShape):
+    image_uri: Any
+    command: Optional[Sequence[Any]] = None
+    args: Optional[Sequence[Any]] = None
+    env: Optional[dict[str, Any]] = None  # name -> value, in order
+
+    def to_rest(self) -> dict[str, Any]:
+        return {**super().to_rest(), **({"env": _env(self.env)} if self.env is not None else {})}
+
+
+@dataclass
+class PythonPackageSpec(_RestShape):
+    executor_image_uri: Any
+    package_uris: Sequence[Any]
+    python_module: Any
+    args: Optional[Sequence[Any]] = None
+    env: Optional[dict[str, Any]] = None
+
+    def to_rest(self) -> dict[str, Any]:
+        return {**super().to_rest(), **({"env": _env(self.env)} if self.env is not None else {})}
+
+
+@dataclass
+class WorkerPoolSpec(_RestShape):
+    machine_spec: MachineSpec
+    container_spec: Optional[ContainerSpec] = None
+    python_package_spec: Optional[PythonPackageSpec] = None
+    replica_count: Optional[int] = None
+    disk_spec: Optional[DiskSpec] = None
+
+
+@dataclass
+class Scheduling(_RestShape):
+    strategy: Optional[str] = None  # SPOT when omitted
+    timeout: Optional[str] = None
+    restart_job_on_worker_restart: Optional[bool] = None
+    disable_retries: Optional[bool] = None
+    max_wait_duration: Optional[str] = None
+
+
+@dataclass
+class JobSpec(_RestShape):
+    worker_pool_specs: Sequence[Optional[WorkerPoolSpec]]  # None holds an empty pool's position
+    scheduling: Optional[Scheduling] = None
+    service_account: Any = None
+    network: Any = None
+    base_output_directory: Any = None  # a gs:// prefix
+    tensorboard: Any = None
+    enable_web_access: Optional[bool] = None
+    reserved_ip_ranges: Optional[Sequence[str]] = None
+    experiment: Any = None
+    experiment_run: Any = None
+    extra: dict[str, Any] = field(default_factory=dict)  # any other CustomJobSpec field, REST-shaped
+
+    def to_rest(self) -> dict[str, Any]:
+        body = {
+            _camel(f.name): _rest(getattr(self, f.name))
+            for f in fields(self)
+            if f.name not in ("extra", "worker_pool_specs", "base_output_directory") and getattr(self, f.name) is not None
+        }
+        body["workerPoolSpecs"] = [{} if pool is None else pool.to_rest() for pool in self.worker_pool_specs]
+        if self.base_output_directory is not None:
+            body["baseOutputDirectory"] = {"outputUriPrefix": self.base_output_directory}
+        return {**body, **self.extra}
