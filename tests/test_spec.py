@@ -1,0 +1,221 @@
+"""The spec layer: defaults, canonical form, and each validation rule, by field path."""
+
+import copy
+
+import pytest
+
+from components.spot_job import spec
+from tests.fixtures import docs_request_body, job_inputs, python_package_pool
+
+
+def failures_at(inputs: dict) -> dict[str, str]:
+    return {f.path: f.reason for f in spec.validate(inputs)}
+
+
+def with_spec(**spec_fields) -> dict:
+    inputs = job_inputs()
+    inputs["jobSpec"].update(copy.deepcopy(spec_fields))
+    return inputs
+
+
+def with_pool(index: int = 0, **pool_fields) -> dict:
+    inputs = job_inputs()
+    pools = inputs["jobSpec"]["workerPoolSpecs"]
+    while len(pools) <= index:
+        pools.append(python_package_pool(replicaCount=2))
+    pools[index].update(copy.deepcopy(pool_fields))
+    return inputs
+
+
+def with_machine(**machine) -> dict:
+    inputs = job_inputs()
+    inputs["jobSpec"]["workerPoolSpecs"][0]["machineSpec"].update(machine)
+    return inputs
+
+
+# --- accepted as written ---------------------------------------------------
+
+
+def test_the_docs_request_body_is_accepted_as_it_is():
+    assert spec.validate(job_inputs()) == []
+    assert spec.request_body(job_inputs())["jobSpec"]["scheduling"] == {"strategy": "SPOT"}
+
+
+def test_a_distributed_python_package_job_with_an_empty_pool_is_accepted():
+    inputs = job_inputs()
+    inputs["jobSpec"]["workerPoolSpecs"] = [python_package_pool(), {}, python_package_pool(replicaCount=2)]
+    assert spec.validate(inputs) == []
+
+
+# --- defaults and canonical form ------------------------------------------
+
+
+def test_strategy_defaults_to_spot_and_replica_count_to_one():
+    inputs = job_inputs()
+    del inputs["jobSpec"]["scheduling"]
+    del inputs["jobSpec"]["workerPoolSpecs"][0]["replicaCount"]
+    job = spec.job_definition(inputs)["jobSpec"]
+    assert job["scheduling"]["strategy"] == "SPOT"
+    assert job["workerPoolSpecs"][0]["replicaCount"] == 1
+
+
+def test_configs_that_differ_only_in_form_have_one_canonical_form():
+    plain = job_inputs()
+    del plain["jobSpec"]["scheduling"]
+    plain["jobSpec"]["scheduling"] = {"timeout": "3600s"}
+    dressed = job_inputs(labels={})
+    dressed["jobSpec"]["scheduling"] = {"timeout": "3600.000s", "strategy": "SPOT", "disableRetries": False}
+    pool = dressed["jobSpec"]["workerPoolSpecs"][0]
+    pool["replicaCount"] = "1"  # int64 the way REST JSON writes it
+    pool["containerSpec"]["env"] = []
+    dressed["jobSpec"] = dict(reversed(list(dressed["jobSpec"].items())))  # key order
+    assert spec.job_definition(plain) == spec.job_definition(dressed)
+    assert spec.spec_hash(plain) == spec.spec_hash(dressed)
+
+
+def test_a_real_change_changes_the_canonical_form_and_hash():
+    changed = job_inputs()
+    changed["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["imageUri"] = "gcr.io/acme/trainer@sha256:" + "cd" * 32
+    assert spec.spec_hash(changed) != spec.spec_hash(job_inputs())
+
+
+def test_provider_knobs_are_not_part_of_the_job_definition():
+    assert spec.job_definition(job_inputs(deleteTimeout="60s")) == spec.job_definition(job_inputs())
+
+
+def test_submission_key_is_stable_per_scope_and_spec():
+    one = job_inputs(submissionScope="spot-training/dev/resnet")
+    other_stack = job_inputs(submissionScope="spot-training/prod/resnet")
+    assert spec.submission_key(one) == spec.submission_key(copy.deepcopy(one))
+    assert spec.submission_key(one) != spec.submission_key(other_stack)
+    assert len(spec.submission_key(one)) <= 63  # it is a label value
+
+
+def test_request_body_is_the_docs_body_with_defaults():
+    body = spec.request_body(job_inputs())
+    assert set(body) == {"displayName", "jobSpec"}
+    assert body["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["command"] == ["python", "-m", "trainer"]
+
+
+# --- one rule, one case ----------------------------------------------------
+
+RULES = [
+    ("missing workerPoolSpecs", lambda: with_spec(workerPoolSpecs=[]), "jobSpec.workerPoolSpecs"),
+    ("missing jobSpec", lambda: {k: v for k, v in job_inputs().items() if k != "jobSpec"}, "jobSpec"),
+    ("a typo'd field", lambda: {**job_inputs(), "jobSpec": {"workerPoolSpec": docs_request_body()["jobSpec"]["workerPoolSpecs"]}}, "jobSpec.workerPoolSpec"),
+    ("an unknown nested field", lambda: with_machine(machinetype="n1"), "jobSpec.workerPoolSpecs[0].machineSpec.machinetype"),
+    ("an unknown top-level field", lambda: job_inputs(displayname="x"), "displayname"),
+    ("neither task", lambda: with_pool(0, containerSpec=None), "jobSpec.workerPoolSpecs[0]"),
+    ("both tasks", lambda: with_pool(0, pythonPackageSpec=python_package_pool()["pythonPackageSpec"]), "jobSpec.workerPoolSpecs[0]"),
+    ("an empty chief pool", lambda: with_spec(workerPoolSpecs=[{}]), "jobSpec.workerPoolSpecs[0]"),
+    ("more than four pools", lambda: with_spec(workerPoolSpecs=[python_package_pool()] * 5), "jobSpec.workerPoolSpecs"),
+    ("no machine type", lambda: with_pool(0, machineSpec={}), "jobSpec.workerPoolSpecs[0].machineSpec.machineType"),
+    ("no image", lambda: with_pool(0, containerSpec={"args": ["x"]}), "jobSpec.workerPoolSpecs[0].containerSpec.imageUri"),
+    (
+        "more than 100 packageUris",
+        lambda: with_pool(1, pythonPackageSpec={**python_package_pool()["pythonPackageSpec"], "packageUris": [f"gs://b-1/p{i}.tar.gz" for i in range(101)]}),
+        "jobSpec.workerPoolSpecs[1].pythonPackageSpec.packageUris",
+    ),
+    (
+        "a non-gs:// package URI",
+        lambda: with_pool(1, pythonPackageSpec={**python_package_pool()["pythonPackageSpec"], "packageUris": ["https://example.com/p.tar.gz"]}),
+        "jobSpec.workerPoolSpecs[1].pythonPackageSpec.packageUris[0]",
+    ),
+    (
+        "no packageUris",
+        lambda: with_pool(1, pythonPackageSpec={**python_package_pool()["pythonPackageSpec"], "packageUris": []}),
+        "jobSpec.workerPoolSpecs[1].pythonPackageSpec.packageUris",
+    ),
+    (
+        "no python module",
+        lambda: with_pool(1, pythonPackageSpec={k: v for k, v in python_package_pool()["pythonPackageSpec"].items() if k != "pythonModule"}),
+        "jobSpec.workerPoolSpecs[1].pythonPackageSpec.pythonModule",
+    ),
+    ("first pool replicaCount 2", lambda: with_pool(0, replicaCount=2), "jobSpec.workerPoolSpecs[0].replicaCount"),
+    ("a negative replicaCount", lambda: with_pool(1, replicaCount=-1), "jobSpec.workerPoolSpecs[1].replicaCount"),
+    ("a fractional replicaCount", lambda: with_pool(1, replicaCount=1.5), "jobSpec.workerPoolSpecs[1].replicaCount"),
+    ("accelerator count without type", lambda: with_machine(acceleratorCount=1), "jobSpec.workerPoolSpecs[0].machineSpec.acceleratorType"),
+    ("accelerator type without count", lambda: with_machine(acceleratorType="NVIDIA_TESLA_T4"), "jobSpec.workerPoolSpecs[0].machineSpec.acceleratorCount"),
+    ("an unknown accelerator", lambda: with_machine(acceleratorType="NVIDIA_TESLA_T5", acceleratorCount=1), "jobSpec.workerPoolSpecs[0].machineSpec.acceleratorType"),
+    (
+        "a TPU Pod on Spot",
+        lambda: with_machine(machineType="ct5lp-hightpu-4t", tpuTopology="4x4"),
+        "jobSpec.workerPoolSpecs[0].machineSpec.tpuTopology",
+    ),
+    (
+        "an old-style TPU Pod on Spot",
+        lambda: with_machine(machineType="cloud-tpu", acceleratorType="TPU_V3", acceleratorCount=32),
+        "jobSpec.workerPoolSpecs[0].machineSpec",
+    ),
+    ("a malformed TPU topology", lambda: with_machine(machineType="ct5lp-hightpu-4t", tpuTopology="four"), "jobSpec.workerPoolSpecs[0].machineSpec.tpuTopology"),
+    ("an unknown strategy", lambda: with_spec(scheduling={"strategy": "CHEAP"}), "jobSpec.scheduling.strategy"),
+    ("a deprecated strategy", lambda: with_spec(scheduling={"strategy": "LOW_COST"}), "jobSpec.scheduling.strategy"),
+    ("a duration without unit", lambda: with_spec(scheduling={"timeout": "86400"}), "jobSpec.scheduling.timeout"),
+    ("a duration as a number", lambda: with_spec(scheduling={"timeout": 86400}), "jobSpec.scheduling.timeout"),
+    ("a zero timeout", lambda: with_spec(scheduling={"timeout": "0s"}), "jobSpec.scheduling.timeout"),
+    ("maxWaitDuration with SPOT", lambda: with_spec(scheduling={"strategy": "SPOT", "maxWaitDuration": "3600s"}), "jobSpec.scheduling.maxWaitDuration"),
+    ("a non-boolean flag", lambda: with_spec(scheduling={"disableRetries": "yes"}), "jobSpec.scheduling.disableRetries"),
+    ("Spot on a persistent resource", lambda: with_spec(persistentResourceId="pool-1"), "jobSpec.persistentResourceId"),
+    ("a label key with capitals", lambda: job_inputs(labels={"Team": "vision"}), "labels.Team"),
+    ("a label value with a space", lambda: job_inputs(labels={"team": "computer vision"}), "labels.team"),
+    ("a label key that is too long", lambda: job_inputs(labels={"k" * 64: "v"}), "labels." + "k" * 64),
+    ("the reserved submission label", lambda: job_inputs(labels={spec.SUBMISSION_LABEL: "x"}), f"labels.{spec.SUBMISSION_LABEL}"),
+    ("more than 63 labels", lambda: job_inputs(labels={f"k{i}": "v" for i in range(64)}), "labels"),
+    ("a display name over 128 characters", lambda: job_inputs(displayName="x" * 129), "displayName"),
+    ("no display name", lambda: {k: v for k, v in job_inputs().items() if k != "displayName"}, "displayName"),
+    ("no project", lambda: {k: v for k, v in job_inputs().items() if k != "project"}, "project"),
+    ("no location", lambda: {k: v for k, v in job_inputs().items() if k != "location"}, "location"),
+    ("a malformed location", lambda: job_inputs(location="US Central"), "location"),
+    ("a CMEK key in another region", lambda: job_inputs(encryptionSpec={"kmsKeyName": "projects/p/locations/europe-west4/keyRings/r/cryptoKeys/k"}), "encryptionSpec.kmsKeyName"),
+    ("a malformed CMEK key", lambda: job_inputs(encryptionSpec={"kmsKeyName": "my-key"}), "encryptionSpec.kmsKeyName"),
+    ("a baseOutputDirectory outside Cloud Storage", lambda: with_spec(baseOutputDirectory={"outputUriPrefix": "/tmp/out"}), "jobSpec.baseOutputDirectory.outputUriPrefix"),
+    ("a baseOutputDirectory given as a string", lambda: with_spec(baseOutputDirectory="gs://b/out"), "jobSpec.baseOutputDirectory"),
+    ("a malformed service account", lambda: with_spec(serviceAccount="trainer"), "jobSpec.serviceAccount"),
+    ("a malformed network", lambda: with_spec(network="default"), "jobSpec.network"),
+    ("an env var without name", lambda: with_pool(0, containerSpec={"imageUri": "gcr.io/a/b", "env": [{"value": "1"}]}), "jobSpec.workerPoolSpecs[0].containerSpec.env[0].name"),
+    ("an env var set twice", lambda: with_pool(0, containerSpec={"imageUri": "gcr.io/a/b", "env": [{"name": "A", "value": "1"}, {"name": "A", "value": "2"}]}), "jobSpec.workerPoolSpecs[0].containerSpec.env[1].name"),
+    ("args as a string", lambda: with_pool(0, containerSpec={"imageUri": "gcr.io/a/b", "args": "--epochs=3"}), "jobSpec.workerPoolSpecs[0].containerSpec.args"),
+    ("a malformed delete timeout", lambda: job_inputs(deleteTimeout="15m"), "deleteTimeout"),
+]
+
+
+@pytest.mark.parametrize("make, path", [(make, path) for _, make, path in RULES], ids=[name for name, _, _ in RULES])
+def test_each_rule_names_the_offending_field(make, path):
+    failures = failures_at(make())
+    assert path in failures, failures
+    assert failures[path]  # a reason a person can read
+
+
+def test_a_typo_gets_a_suggestion():
+    inputs = {**job_inputs(), "jobSpec": {"workerPoolSpec": []}}
+    assert "did you mean 'workerPoolSpecs'" in failures_at(inputs)["jobSpec.workerPoolSpec"]
+
+
+def test_a_single_host_tpu_slice_may_run_on_spot():
+    assert failures_at(with_machine(machineType="ct5lp-hightpu-4t", tpuTopology="2x2")) == {}
+
+
+def test_a_tpu_pod_may_run_on_standard():
+    inputs = with_machine(machineType="ct5lp-hightpu-4t", tpuTopology="4x4")
+    inputs["jobSpec"]["scheduling"] = {"strategy": "STANDARD"}
+    assert failures_at(inputs) == {}
+
+
+def test_max_wait_duration_is_accepted_with_flex_start():
+    assert failures_at(with_spec(scheduling={"strategy": "FLEX_START", "maxWaitDuration": "1800s"})) == {}
+
+
+def test_unknown_preview_values_are_not_judged():
+    unknown = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
+    inputs = job_inputs(displayName=unknown)
+    inputs["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["imageUri"] = unknown
+    assert spec.validate(inputs, unknown=unknown) == []
+
+
+def test_require_valid_lists_every_failure_with_a_prefix():
+    inputs = job_inputs(location="nowhere", displayName="x" * 200)
+    with pytest.raises(spec.SpecError) as raised:
+        spec.require_valid(inputs, prefix="spot-training:jobs.resnet")
+    message = str(raised.value)
+    assert "spot-training:jobs.resnet.location" in message
+    assert "spot-training:jobs.resnet.displayName" in message
