@@ -73,6 +73,14 @@ def test_configs_that_differ_only_in_form_have_one_canonical_form():
     assert spec.spec_hash(plain) == spec.spec_hash(dressed)
 
 
+def test_numbers_as_pulumi_carries_them_are_whole_numbers():
+    # Pulumi's wire format carries every number as a double.
+    wired = job_inputs()
+    wired["jobSpec"]["workerPoolSpecs"][0]["replicaCount"] = 1.0
+    assert spec.validate(wired) == []
+    assert spec.job_definition(wired) == spec.job_definition(job_inputs())
+
+
 def test_a_real_change_changes_the_canonical_form_and_hash():
     changed = job_inputs()
     changed["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["imageUri"] = "gcr.io/acme/trainer@sha256:" + "cd" * 32

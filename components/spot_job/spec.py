@@ -183,9 +183,7 @@ class _Checker:
             if not isinstance(value, str):
                 self.fail(path, f"must be a string, got {_type_name(value)}")
         elif kind == schema.INT:
-            if isinstance(value, bool) or not (
-                isinstance(value, int) or (isinstance(value, str) and re.fullmatch(r"-?\d+", value))
-            ):
+            if _as_int(value) is None:
                 self.fail(path, f"must be a whole number, got {value!r}")
         elif kind == schema.BOOL:
             if not isinstance(value, bool):
@@ -207,7 +205,7 @@ class _Checker:
             return self.fail(path, f"must be an object ({name}), got {_type_name(value)}")
         fields = schema.MESSAGES[name]
         for key, item in value.items():
-            if key.startswith("__"):  # the dynamic provider's own bookkeeping
+            if key.startswith("__") or item is None:  # the dynamic provider's own bookkeeping; unset
                 continue
             if key not in fields:
                 hint = difflib.get_close_matches(key, list(fields), n=1)
@@ -243,10 +241,7 @@ class _Known:
         return self.get(obj, key, str)
 
     def number(self, obj: Any, key: str) -> int | None:
-        value = self.get(obj, key, (int, str))
-        if isinstance(value, str):
-            return int(value) if re.fullmatch(r"-?\d+", value) else None
-        return value
+        return _as_int(self.get(obj, key, (int, float, str)))
 
     def spec(self) -> dict:
         return self.get(self.inputs, "jobSpec", dict) or {}
@@ -519,8 +514,8 @@ def _normalise(value: Any, kind: Any) -> Any:
         if kind[0] == "list" and isinstance(value, list):
             return [_normalise(item, kind[1]) for item in value]
         return value
-    if kind == schema.INT and isinstance(value, str) and re.fullmatch(r"-?\d+", value):
-        return int(value)
+    if kind == schema.INT and _as_int(value) is not None:
+        return _as_int(value)
     if kind == schema.DURATION and isinstance(value, str) and (match := _DURATION.match(value)):
         fraction = (match.group(2) or "").rstrip("0").rstrip(".")
         return f"{int(match.group(1))}{fraction}s"
@@ -534,6 +529,20 @@ def _normalise(value: Any, kind: Any) -> Any:
             out[key] = item
         return out
     return value
+
+
+def _as_int(value: Any) -> int | None:
+    """A whole number however it arrives: 1, "1" (REST writes int64 as a string)
+    or 1.0 (Pulumi's wire format carries every number as a double)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and re.fullmatch(r"-?\d+", value):
+        return int(value)
+    return None
 
 
 def _stable_json(value: Any) -> str:

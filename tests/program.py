@@ -1,0 +1,60 @@
+"""Runs the real `__main__.py` under Pulumi's mocks, with the real SDK classes.
+
+What the program registers is recorded as Pulumi's MockResourceArgs (type,
+name, inputs, including a dynamic resource's `__provider` blob), the way a
+test would read a `pulumi preview`.
+"""
+
+from __future__ import annotations
+
+import json
+import runpy
+from pathlib import Path
+
+import pulumi
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+STACKS = ROOT / "stacks"
+
+
+class Recorder(pulumi.runtime.Mocks):
+    def __init__(self) -> None:
+        self.resources: list[pulumi.runtime.MockResourceArgs] = []
+
+    def new_resource(self, args: pulumi.runtime.MockResourceArgs):
+        self.resources.append(args)
+        state = dict(args.inputs)
+        if args.typ.endswith("SpotTrainingJob"):
+            state.update(state="JOB_STATE_QUEUED", jobId="1234567890123456789")
+            state["consoleUrl"] = "https://console.cloud.google.com/agent-platform/..."
+            return f"projects/{state['project']}/locations/{state['location']}/customJobs/1234567890123456789", state
+        return f"{args.name}-id", state
+
+    def call(self, args: pulumi.runtime.MockCallArgs):
+        return {}
+
+    def of_type(self, suffix: str) -> list[pulumi.runtime.MockResourceArgs]:
+        return [r for r in self.resources if r.typ.endswith(suffix)]
+
+
+def stack_config(env: str) -> dict:
+    """The `config:` map of stacks/Pulumi.<env>.yaml, as the CLI hands it to a program."""
+    document = yaml.safe_load((STACKS / f"Pulumi.{env}.yaml").read_text())
+    return document.get("config") or {}
+
+
+def render(config: dict, stack: str = "dev", recorder: Recorder | None = None) -> Recorder:
+    """Runs the program once with `config`; raises what the program raises."""
+    recorder = recorder or Recorder()
+    pulumi.runtime.set_mocks(recorder, project="spot-training", stack=stack, preview=False)
+    pulumi.runtime.set_all_config(
+        {key: value if isinstance(value, str) else json.dumps(value) for key, value in config.items()}
+    )
+
+    @pulumi.runtime.test
+    def program():
+        runpy.run_path(str(ROOT / "__main__.py"), run_name="__main__")
+
+    program()
+    return recorder
