@@ -1,0 +1,202 @@
+"""The emulator's jobs, operations and call counts, and the CustomJob state machine, under one lock."""
+
+import itertools
+import random
+import threading
+from collections import Counter
+from datetime import datetime, timezone
+
+import grpc
+from google.cloud import aiplatform_v1
+from google.longrunning import operations_pb2
+from google.protobuf import any_pb2, empty_pb2
+from google.rpc import status_pb2
+
+from tests.emulator.errors import ApiError, invalid
+from tests.emulator.filters import compile_filter
+from tests.emulator.validation import check_custom_job, check_parent
+
+CustomJob = aiplatform_v1.CustomJob
+S = aiplatform_v1.JobState
+TERMINAL = frozenset(
+    {S.JOB_STATE_SUCCEEDED, S.JOB_STATE_FAILED, S.JOB_STATE_CANCELLED, S.JOB_STATE_EXPIRED, S.JOB_STATE_PARTIALLY_SUCCEEDED}
+)
+_NEXT = {S.JOB_STATE_QUEUED: S.JOB_STATE_PENDING, S.JOB_STATE_PENDING: S.JOB_STATE_RUNNING, S.JOB_STATE_RUNNING: S.JOB_STATE_SUCCEEDED}
+_SERVER_FIELDS = ("name", "state", "create_time", "start_time", "end_time", "update_time", "error", "web_access_uris")
+DEFAULT_PAGE_SIZE = 100
+
+
+def _copy(job: CustomJob) -> CustomJob:
+    # Responses are serialized after the lock is released, so never hand out the stored object.
+    return CustomJob.deserialize(CustomJob.serialize(job))
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class JobStore:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.calls: Counter = Counter()
+        self.hold_cancelling = False
+        self.cancel_polls = 1
+        self._jobs: dict[str, CustomJob] = {}
+        self._seq: dict[str, int] = {}  # creation order; page tokens point into it so paging survives inserts
+        self._counter = itertools.count(1)
+        self._cancel_gets: dict[str, int] = {}
+        self._operations: dict[str, operations_pb2.Operation] = {}
+        self._random = random.Random()  # private, so a test seeding `random` cannot make ids collide
+
+    def count(self, rpc: str) -> None:
+        with self.lock:
+            self.calls[rpc] += 1
+
+    # --- RPCs: raise ApiError -------------------------------------------------------------
+
+    def create(self, parent: str, job: CustomJob) -> CustomJob:
+        check_parent(parent)
+        check_custom_job(job)
+        stored = _copy(job)
+        pb = CustomJob.pb(stored)
+        for field in _SERVER_FIELDS:
+            pb.ClearField(field)
+        now = _now()
+        with self.lock:
+            name = self._new_name(parent)
+            stored.name = name
+            stored.state = S.JOB_STATE_QUEUED
+            stored.create_time = now
+            stored.update_time = now
+            self._jobs[name] = stored
+            self._seq[name] = next(self._counter)
+            return _copy(stored)
+
+    def get(self, name: str) -> CustomJob:
+        with self.lock:
+            job = self._find(name)
+            if job.state == S.JOB_STATE_CANCELLING and not self.hold_cancelling:
+                seen = self._cancel_gets.get(name, 0)
+                if seen >= self.cancel_polls:
+                    self._transition(job, S.JOB_STATE_CANCELLED, (1, "CANCELLED"))
+                else:
+                    self._cancel_gets[name] = seen + 1
+            return _copy(job)
+
+    def list_page(self, parent: str, filter_text: str, page_size: int, page_token: str) -> tuple[list[CustomJob], str]:
+        check_parent(parent)
+        matches = compile_filter(filter_text)
+        if page_size < 0:
+            raise invalid("page_size must not be negative")
+        page_size = page_size or DEFAULT_PAGE_SIZE
+        try:
+            before = int(page_token) if page_token else None
+        except ValueError:
+            raise invalid(f"invalid page_token {page_token!r}") from None
+        prefix = parent + "/customJobs/"
+        with self.lock:
+            hits = [
+                n for n in reversed(self._jobs)  # insertion order is creation order
+                if n.startswith(prefix) and (before is None or self._seq[n] < before) and matches(self._jobs[n])
+            ]
+            page = hits[:page_size]
+            token = str(self._seq[page[-1]]) if len(hits) > page_size else ""
+            return [_copy(self._jobs[n]) for n in page], token
+
+    def cancel(self, name: str) -> None:
+        with self.lock:
+            job = self._find(name)
+            if job.state in TERMINAL:
+                raise ApiError(grpc.StatusCode.FAILED_PRECONDITION, f"The CustomJob {name} is already in state {job.state.name} and cannot be cancelled")
+            if job.state != S.JOB_STATE_CANCELLING:
+                self._transition(job, S.JOB_STATE_CANCELLING)
+
+    def delete(self, name: str) -> operations_pb2.Operation:
+        with self.lock:
+            job = self._find(name)
+            if job.state not in TERMINAL:
+                raise ApiError(grpc.StatusCode.FAILED_PRECONDITION, f"The CustomJob cannot be deleted while it is in state {job.state.name}")
+            self._drop(name)
+            now = _now()
+            metadata = any_pb2.Any()
+            metadata.Pack(aiplatform_v1.DeleteOperationMetadata.pb(aiplatform_v1.DeleteOperationMetadata(
+                generic_metadata=aiplatform_v1.GenericOperationMetadata(create_time=now, update_time=now)
+            )))
+            op_name = f"{name}/operations/{next(self._counter)}"
+            running = operations_pb2.Operation(name=op_name, done=False, metadata=metadata)
+            # The deletion already happened, so the first poll finds the operation finished.
+            finished = operations_pb2.Operation(name=op_name, done=True, metadata=metadata)
+            finished.response.Pack(empty_pb2.Empty())
+            self._operations[op_name] = finished
+            return running
+
+    def get_operation(self, name: str) -> operations_pb2.Operation:
+        with self.lock:
+            if name not in self._operations:
+                raise ApiError(grpc.StatusCode.NOT_FOUND, f"Operation {name} not found")
+            op = operations_pb2.Operation()
+            op.CopyFrom(self._operations[name])
+            return op
+
+    # --- test control: raise KeyError / ValueError ----------------------------------------
+
+    def jobs(self) -> list[CustomJob]:
+        with self.lock:
+            return [_copy(j) for j in self._jobs.values()]
+
+    def job(self, name: str) -> CustomJob:
+        with self.lock:
+            return _copy(self._jobs[name])
+
+    def set_state(self, name: str, state, error=None) -> None:
+        state = S[state] if isinstance(state, str) else S(state)
+        with self.lock:
+            self._transition(self._jobs[name], state, error)
+
+    def advance(self, name: str) -> None:
+        with self.lock:
+            job = self._jobs[name]
+            if job.state not in _NEXT:
+                raise ValueError(f"{name} is {job.state.name}; advance() only walks QUEUED -> PENDING -> RUNNING -> SUCCEEDED")
+            self._transition(job, _NEXT[job.state])
+
+    def remove(self, name: str) -> None:
+        with self.lock:
+            self._jobs[name]  # KeyError for an unknown job, like job()
+            self._drop(name)
+
+    def reset_calls(self) -> None:
+        with self.lock:
+            self.calls.clear()
+
+    # --- helpers; the lock is held --------------------------------------------------------
+
+    def _find(self, name: str) -> CustomJob:
+        if name not in self._jobs:
+            raise ApiError(grpc.StatusCode.NOT_FOUND, f"The CustomJob {name} does not exist")
+        return self._jobs[name]
+
+    def _drop(self, name: str) -> None:
+        del self._jobs[name], self._seq[name]
+        self._cancel_gets.pop(name, None)
+
+    def _new_name(self, parent: str) -> str:
+        while True:
+            name = f"{parent}/customJobs/{self._random.randrange(10**18, 10**19)}"
+            if name not in self._jobs:
+                return name
+
+    def _transition(self, job: CustomJob, state: S, error=None) -> None:
+        now = _now()
+        job.state = state
+        job.update_time = now
+        if state == S.JOB_STATE_RUNNING:
+            job.start_time = now
+        if state in TERMINAL:
+            job.end_time = now
+        if error is None:
+            CustomJob.pb(job).ClearField("error")
+        else:
+            code, message = error
+            job.error = status_pb2.Status(code=code, message=message)
+        self._cancel_gets.pop(job.name, None)  # a fresh CANCELLING starts its poll count again

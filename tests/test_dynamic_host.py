@@ -1,0 +1,95 @@
+"""End to end as the engine does it: the program's own `__provider` blob, the
+SDK's dynamic provider host as a subprocess, and the emulator behind it."""
+
+import copy
+
+import pytest
+from pulumi.runtime.proto import provider_pb2
+
+from tests.fixtures import docs_request_body
+from tests.program import render
+from tests.provider_host import JOB_TYPE, ProviderHost, deserialize
+
+URN = f"urn:pulumi:dev::spot-training::{JOB_TYPE}::resnet"
+
+
+@pytest.fixture
+def program_inputs():
+    """What the program registered for one job, `__provider` blob included."""
+    config = {"gcp:project": "acme-ml-dev", "gcp:region": "us-central1", "spot-training:jobs": {"resnet": docs_request_body()}}
+    [job] = render(config).of_type("SpotTrainingJob")
+    return job.inputs
+
+
+@pytest.fixture
+def host(emulator):
+    with ProviderHost({"AIPLATFORM_EMULATOR_HOST": emulator.address}) as host:
+        yield host
+
+
+def test_the_provider_blob_is_small_and_names_the_provider_by_reference(program_inputs):
+    import base64
+
+    blob = program_inputs["__provider"]
+    assert len(blob) < 512
+    assert b"components.spot_job.provider" in base64.b64decode(blob)
+
+
+def test_check_create_read_diff_delete_through_the_host(host, emulator, program_inputs):
+    checked = host.check(URN, {}, program_inputs)
+    assert list(checked.failures) == []
+    inputs = deserialize(checked.inputs)
+
+    created = host.create(URN, inputs)
+    [job] = emulator.jobs()
+    assert created.id == job.name
+    state = deserialize(created.properties)
+    assert state["state"] == "JOB_STATE_QUEUED"
+    assert state["__provider"] == program_inputs["__provider"]
+
+    emulator.set_state(job.name, "JOB_STATE_RUNNING")
+    read = host.read(URN, created.id, state)
+    assert read.id == created.id
+    state = deserialize(read.properties)
+    assert state["state"] == "JOB_STATE_RUNNING"
+
+    unchanged = host.diff(URN, created.id, state, inputs)
+    assert unchanged.changes == provider_pb2.DiffResponse.DIFF_NONE
+
+    changed_inputs = copy.deepcopy(inputs)
+    changed_inputs["jobSpec"]["workerPoolSpecs"][0]["machineSpec"]["machineType"] = "n1-highmem-8"
+    changed = host.diff(URN, created.id, state, changed_inputs)
+    assert changed.changes == provider_pb2.DiffResponse.DIFF_SOME
+    assert list(changed.replaces) == ["jobSpec"] and changed.deleteBeforeReplace
+
+    emulator.reset_calls()
+    host.delete(URN, created.id, state)
+    assert emulator.jobs() == []
+    assert emulator.calls["CancelCustomJob"] == 1 and emulator.calls["DeleteCustomJob"] == 1
+
+
+def test_check_through_the_host_names_the_bad_field(host, emulator, program_inputs):
+    bad = copy.deepcopy(program_inputs)
+    bad["jobSpec"]["workerPoolSpecs"][0]["replicaCount"] = 4
+    checked = host.check(URN, {}, bad)
+    assert [f.property for f in checked.failures] == ["jobSpec.workerPoolSpecs[0].replicaCount"]
+    assert sum(emulator.calls.values()) == 0
+
+
+def test_a_knob_change_updates_in_place_through_the_host(host, emulator, program_inputs):
+    inputs = deserialize(host.check(URN, {}, program_inputs).inputs)
+    created = host.create(URN, inputs)
+    state = deserialize(created.properties)
+    news = {**inputs, "deleteTimeout": "120s"}
+    diff = host.diff(URN, created.id, state, news)
+    assert diff.changes == provider_pb2.DiffResponse.DIFF_SOME and list(diff.replaces) == []
+    updated = deserialize(host.update(URN, created.id, state, news).properties)
+    assert updated["deleteTimeout"] == "120s" and updated["jobId"] == state["jobId"]
+    assert len(emulator.jobs()) == 1
+
+
+def test_a_job_deleted_out_of_band_reads_as_gone_through_the_host(host, emulator, program_inputs):
+    inputs = deserialize(host.check(URN, {}, program_inputs).inputs)
+    created = host.create(URN, inputs)
+    emulator.remove(created.id)
+    assert host.read(URN, created.id, deserialize(created.properties)).id == ""

@@ -1,0 +1,60 @@
+"""Typed arguments write the same REST shape a config would."""
+
+import dataclasses
+
+from components.spot_job import schema, spec, typed_spec
+from tests.fixtures import IMAGE, job_inputs, python_package_pool
+
+
+def test_a_typed_job_is_the_docs_request_body():
+    typed = typed_spec.JobSpec(
+        worker_pool_specs=[
+            typed_spec.WorkerPoolSpec(
+                machine_spec=typed_spec.MachineSpec("n1-standard-4"),
+                replica_count=1,
+                container_spec=typed_spec.ContainerSpec(image_uri=IMAGE, command=["python", "-m", "trainer"], args=["--epochs=3"]),
+            )
+        ],
+        scheduling=typed_spec.Scheduling(strategy="SPOT"),
+    )
+    from_code = job_inputs(jobSpec=typed.to_rest())
+    assert spec.validate(from_code) == []
+    assert spec.job_definition(from_code) == spec.job_definition(job_inputs())
+
+
+def test_a_typed_distributed_package_job_with_env_output_and_an_empty_pool():
+    package = python_package_pool()["pythonPackageSpec"]
+    pool = typed_spec.WorkerPoolSpec(
+        machine_spec=typed_spec.MachineSpec("n1-standard-4"),
+        python_package_spec=typed_spec.PythonPackageSpec(
+            executor_image_uri=package["executorImageUri"],
+            package_uris=package["packageUris"],
+            python_module=package["pythonModule"],
+            env={"EPOCHS": "3"},
+        ),
+        disk_spec=typed_spec.DiskSpec(boot_disk_size_gb=200),
+    )
+    rest = typed_spec.JobSpec(
+        worker_pool_specs=[pool, None, dataclasses.replace(pool, replica_count=2)],
+        base_output_directory="gs://acme-ml-dev-vision/jobs/tabular",
+    ).to_rest()
+    assert spec.validate(job_inputs(jobSpec=rest)) == []
+    assert rest["workerPoolSpecs"][1] == {}
+    assert rest["workerPoolSpecs"][0]["pythonPackageSpec"]["env"] == [{"name": "EPOCHS", "value": "3"}]
+    assert rest["baseOutputDirectory"] == {"outputUriPrefix": "gs://acme-ml-dev-vision/jobs/tabular"}
+    assert rest["workerPoolSpecs"][0]["diskSpec"] == {"bootDiskSizeGb": 200}
+
+
+def test_every_typed_field_is_a_rest_field():
+    pairs = {
+        typed_spec.JobSpec: "CustomJobSpec",
+        typed_spec.WorkerPoolSpec: "WorkerPoolSpec",
+        typed_spec.MachineSpec: "MachineSpec",
+        typed_spec.ContainerSpec: "ContainerSpec",
+        typed_spec.PythonPackageSpec: "PythonPackageSpec",
+        typed_spec.DiskSpec: "DiskSpec",
+        typed_spec.Scheduling: "Scheduling",
+    }
+    for cls, message in pairs.items():
+        names = {typed_spec._camel(f.name) for f in dataclasses.fields(cls)} - {"extra"}
+        assert names <= set(schema.MESSAGES[message]), (cls.__name__, names - set(schema.MESSAGES[message]))
