@@ -93,3 +93,18 @@ def test_a_job_deleted_out_of_band_reads_as_gone_through_the_host(host, emulator
     created = host.create(URN, inputs)
     emulator.remove(created.id)
     assert host.read(URN, created.id, deserialize(created.properties)).id == ""
+
+
+def test_the_provider_module_imports_without_the_google_client_or_resources():
+    """The host re-imports the provider for every job: it must stay light and side-effect free."""
+    import subprocess
+    import sys
+
+    from tests.program import ROOT
+
+    probe = (
+        "import sys, components.spot_job.provider as p\n"
+        "print(sorted(m for m in ('google.cloud.aiplatform_v1', 'pulumi_gcp', 'components.spot_job.resource') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
