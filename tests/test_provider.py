@@ -158,3 +158,14 @@ def test_check_returns_failures_by_field_path(emulator):
         ("jobSpec.workerPoolSpecs[0].machineSpec.acceleratorType", True)
     ]
     assert sum(emulator.calls.values()) == 0
+
+
+def test_a_preview_with_an_image_not_known_yet_checks_clean_and_plans_a_resubmission(emulator):
+    from pulumi.runtime import rpc
+
+    _, outs = created(emulator)
+    news = inputs()
+    news["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["imageUri"] = rpc.UNKNOWN  # e.g. a digest still being pushed
+    assert provider.check(outs, news).failures == []
+    result = provider.diff("id", outs, news)
+    assert (result.changes, result.replaces) == (True, ["jobSpec"])
