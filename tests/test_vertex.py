@@ -1,0 +1,44 @@
+"""The Vertex adapter's own promises: where it connects, and what a refusal tells the user."""
+
+import pytest
+from google.api_core import exceptions
+
+from components.spot_job import vertex
+
+
+def test_without_the_emulator_variable_the_client_calls_the_regional_endpoint(monkeypatch):
+    monkeypatch.delenv(vertex.EMULATOR_HOST_ENV, raising=False)
+
+    from google.auth import credentials
+
+    # Stand-in credentials: building the client must not need real ones or the network.
+    monkeypatch.setattr("google.auth.default", lambda *a, **k: (credentials.AnonymousCredentials(), "acme-ml-dev"))
+    client = vertex.job_service_client("europe-west4")
+    assert client.api_endpoint == "europe-west4-aiplatform.googleapis.com"
+
+
+def refusing(error):
+    def method(**_):
+        raise error
+
+    return method
+
+
+def test_permission_denied_says_which_grants_are_missing(emulator):
+    with vertex.JobService("us-central1") as service:
+        with pytest.raises(vertex.VertexError, match=r"roles/iam\.serviceAccountUser"):
+            service._call("submit the job", refusing(exceptions.PermissionDenied("actAs denied")))
+
+
+def test_invalid_argument_carries_vertexs_message(emulator):
+    with vertex.JobService("us-central1") as service:
+        with pytest.raises(vertex.VertexError, match="machine type n9-huge is not supported"):
+            service._call("submit the job", refusing(exceptions.InvalidArgument("machine type n9-huge is not supported")))
+
+
+def test_a_rejected_submission_through_the_real_client_is_final(emulator):
+    """The emulator rejects what Vertex rejects; the adapter does not retry it."""
+    with vertex.JobService("us-central1") as service:
+        with pytest.raises(vertex.VertexError, match="display_name"):
+            service.submit("projects/acme-ml-dev/locations/us-central1", {"jobSpec": {"workerPoolSpecs": []}}, "k" * 32)
+    assert emulator.calls["CreateCustomJob"] == 1
