@@ -147,11 +147,6 @@ def duration_seconds(value: str) -> float:
     return float(Decimal(match.group(1) + (match.group(2) or "")))
 
 
-def effective_strategy(inputs: dict[str, Any]) -> str:
-    scheduling = _dict(_dict(inputs.get("jobSpec")).get("scheduling"))
-    return scheduling.get("strategy") or DEFAULT_STRATEGY
-
-
 # --- validation: the shape -------------------------------------------------
 
 
@@ -547,10 +542,6 @@ def _as_int(value: Any) -> int | None:
 
 def _stable_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
-
-
-def _dict(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
 
 
 def _join(path: str, key: str) -> str:

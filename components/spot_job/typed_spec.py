@@ -28,11 +28,14 @@ def _rest(value: Any) -> Any:
 
 class _RestShape:
     def to_rest(self) -> dict[str, Any]:
-        return {_camel(f.name): _rest(getattr(self, f.name)) for f in fields(self) if getattr(self, f.name) is not None}
+        return {_camel(f.name): _rest(_field(self, f.name)) for f in fields(self) if getattr(self, f.name) is not None}
 
 
-def _env(env: Optional[dict[str, Any]]) -> Optional[list[dict[str, Any]]]:
-    return None if env is None else [{"name": name, "value": value} for name, value in env.items()]
+def _field(shape: _RestShape, name: str) -> Any:
+    value = getattr(shape, name)
+    if name == "env" and isinstance(value, dict):  # a name -> value map, written as REST's EnvVar list
+        return [{"name": key, "value": item} for key, item in value.items()]
+    return value
 
 
 @dataclass
@@ -56,9 +59,6 @@ class ContainerSpec(_RestShape):
     args: Optional[Sequence[Any]] = None
     env: Optional[dict[str, Any]] = None  # name -> value, in order
 
-    def to_rest(self) -> dict[str, Any]:
-        return {**super().to_rest(), **({"env": _env(self.env)} if self.env is not None else {})}
-
 
 @dataclass
 class PythonPackageSpec(_RestShape):
@@ -67,9 +67,6 @@ class PythonPackageSpec(_RestShape):
     python_module: Any
     args: Optional[Sequence[Any]] = None
     env: Optional[dict[str, Any]] = None
-
-    def to_rest(self) -> dict[str, Any]:
-        return {**super().to_rest(), **({"env": _env(self.env)} if self.env is not None else {})}
 
 
 @dataclass
