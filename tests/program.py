@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pulumi
 import yaml
+from pulumi.runtime.mocks import MockMonitor
 
 ROOT = Path(__file__).resolve().parent.parent
 STACKS = ROOT / "stacks"
@@ -21,6 +22,7 @@ STACKS = ROOT / "stacks"
 class Recorder(pulumi.runtime.Mocks):
     def __init__(self) -> None:
         self.resources: list[pulumi.runtime.MockResourceArgs] = []
+        self.protected: set[str] = set()  # names registered with protect=True
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs):
         self.resources.append(args)
@@ -34,8 +36,30 @@ class Recorder(pulumi.runtime.Mocks):
     def call(self, args: pulumi.runtime.MockCallArgs):
         return {}
 
+    def protects(self, resource: pulumi.runtime.MockResourceArgs) -> bool:
+        return resource.name in self.protected
+
     def of_type(self, suffix: str) -> list[pulumi.runtime.MockResourceArgs]:
         return [r for r in self.resources if r.typ.endswith(suffix)]
+
+
+class RecordingMonitor(MockMonitor):
+    """The SDK's mock monitor, also noting the resource options MockResourceArgs leaves out."""
+
+    def __init__(self, recorder: Recorder) -> None:
+        super().__init__(recorder)
+        self.recorder = recorder
+
+    def RegisterResource(self, request):
+        if request.protect:
+            self.recorder.protected.add(request.name)
+        return super().RegisterResource(request)
+
+
+def _set_mocks(recorder: Recorder, stack: str) -> None:
+    pulumi.runtime.set_mocks(
+        recorder, project="spot-training", stack=stack, preview=False, monitor=RecordingMonitor(recorder)
+    )
 
 
 def stack_config(env: str) -> dict:
@@ -47,7 +71,7 @@ def stack_config(env: str) -> dict:
 def render(config: dict, stack: str = "dev", recorder: Recorder | None = None) -> Recorder:
     """Runs the program once with `config`; raises what the program raises."""
     recorder = recorder or Recorder()
-    pulumi.runtime.set_mocks(recorder, project="spot-training", stack=stack, preview=False)
+    _set_mocks(recorder, stack)
     pulumi.runtime.set_all_config(
         {key: value if isinstance(value, str) else json.dumps(value) for key, value in config.items()}
     )
@@ -57,4 +81,12 @@ def render(config: dict, stack: str = "dev", recorder: Recorder | None = None) -
         runpy.run_path(str(ROOT / "__main__.py"), run_name="__main__")
 
     program()
+    return recorder
+
+
+def render_components(build, stack: str = "dev") -> Recorder:
+    """Runs `build()` (which creates components) under the mocks; `build` may return an Output to await."""
+    recorder = Recorder()
+    _set_mocks(recorder, stack)
+    pulumi.runtime.test(build)()
     return recorder
