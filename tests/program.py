@@ -31,6 +31,10 @@ class Recorder(pulumi.runtime.Mocks):
             state.update(state="JOB_STATE_QUEUED", jobId="1234567890123456789")
             state["consoleUrl"] = "https://console.cloud.google.com/agent-platform/..."
             return f"projects/{state['project']}/locations/{state['location']}/customJobs/1234567890123456789", state
+        if args.typ == "gcp:serviceaccount/account:Account":
+            # What Google computes for a new service account.
+            email = f"{state['accountId']}@{state['project']}.iam.gserviceaccount.com"
+            state.update(email=email, name=f"projects/{state['project']}/serviceAccounts/{email}", member=f"serviceAccount:{email}")
         return f"{args.name}-id", state
 
     def call(self, args: pulumi.runtime.MockCallArgs):
