@@ -1,0 +1,44 @@
+"""TrainingPackage: content-addressed uploads under Pulumi's mocks."""
+
+import pytest
+
+from components.training_package import TrainingPackage, TrainingPackageArgs
+from tests.program import render_components
+
+
+def upload(source):
+    seen = {}
+
+    def build():
+        package = TrainingPackage("trainer", TrainingPackageArgs(bucket="acme-ml-dev-vision-staging", source=str(source)))
+        return package.uri.apply(lambda uri: seen.setdefault("uri", uri))
+
+    recorder = render_components(build)
+    return recorder.of_type("storage/bucketObject:BucketObject")[0], seen["uri"]
+
+
+def test_the_uri_changes_exactly_when_the_code_does(tmp_path):
+    sdist = tmp_path / "trainer-0.1.0.tar.gz"
+    sdist.write_bytes(b"version one")
+    _, first = upload(sdist)
+    _, again = upload(sdist)
+    sdist.write_bytes(b"version two")
+    _, changed = upload(sdist)
+    assert first == again
+    assert first != changed
+    assert first.startswith("gs://acme-ml-dev-vision-staging/packages/") and first.endswith("/trainer-0.1.0.tar.gz")
+
+
+def test_the_object_carries_the_file(tmp_path):
+    wheel = tmp_path / "trainer-0.1.0-py3-none-any.whl"
+    wheel.write_bytes(b"wheel")
+    obj, _ = upload(wheel)
+    assert obj.inputs["source"].path == str(wheel)
+    assert obj.inputs["contentType"] == "application/zip"
+
+
+def test_a_missing_or_unbuilt_source_is_named(tmp_path):
+    with pytest.raises(ValueError, match="does not exist"):
+        upload(tmp_path / "trainer-0.1.0.tar.gz")
+    with pytest.raises(ValueError, match="must be a built sdist"):
+        upload(tmp_path)
