@@ -7,6 +7,7 @@ test would read a `pulumi preview`.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import runpy
 from pathlib import Path
@@ -23,6 +24,7 @@ class Recorder(pulumi.runtime.Mocks):
     def __init__(self) -> None:
         self.resources: list[pulumi.runtime.MockResourceArgs] = []
         self.protected: set[str] = set()  # names registered with protect=True
+        self.image_digests: dict[str, str] = {}  # "name:tag" -> the digest it points to (a push changes it)
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs):
         self.resources.append(args)
@@ -38,6 +40,13 @@ class Recorder(pulumi.runtime.Mocks):
         return f"{args.name}-id", state
 
     def call(self, args: pulumi.runtime.MockCallArgs):
+        if args.token == "gcp:artifactregistry/getDockerImage:getDockerImage":
+            # Artifact Registry answers a name:tag with the digest it points to now.
+            a = args.args
+            name, _, tag = a["imageName"].partition(":")
+            digest = self.image_digests.get(a["imageName"]) or hashlib.sha256(a["imageName"].encode()).hexdigest()
+            path = f"{a['location']}-docker.pkg.dev/{a['project']}/{a['repositoryId']}/{name}"
+            return {"selfLink": f"{path}@sha256:{digest}", "name": name, "tags": [tag]}
         return {}
 
     def protects(self, resource: pulumi.runtime.MockResourceArgs) -> bool:
@@ -88,9 +97,9 @@ def render(config: dict, stack: str = "dev", recorder: Recorder | None = None) -
     return recorder
 
 
-def render_components(build, stack: str = "dev") -> Recorder:
+def render_components(build, stack: str = "dev", recorder: Recorder | None = None) -> Recorder:
     """Runs `build()` (which creates components) under the mocks; `build` may return an Output to await."""
-    recorder = Recorder()
+    recorder = recorder or Recorder()
     _set_mocks(recorder, stack)
     pulumi.runtime.test(build)()
     return recorder

@@ -1,0 +1,99 @@
+"""ContainerRepository: a team's Docker repository, and training images pinned by digest.
+
+A job runs `name@sha256:...`, never a moving tag: a new push under the same
+tag resolves to a new digest, a visible spec change in `pulumi preview` that
+resubmits the job, instead of a silent change of what a rerun executes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import pulumi
+import pulumi_gcp as gcp
+
+from . import iam as iam_
+
+READER_ROLE = "roles/artifactregistry.reader"
+
+
+@dataclass
+class ContainerRepositoryArgs:
+    project: pulumi.Input[str]
+    location: str  # the jobs' region
+    team: str
+    environment: str
+    repository_id: Optional[str] = None  # default: the team
+    keep_recent_versions: int = 10
+    delete_untagged_after_days: int = 7
+    cleanup_dry_run: bool = False
+    immutable_tags: bool = False
+    # key -> member that pulls images: the Vertex AI service agents, the team's trainer
+    readers: dict[str, pulumi.Input[str]] = field(default_factory=dict)
+
+
+class ContainerRepository(pulumi.ComponentResource):
+    repository: gcp.artifactregistry.Repository
+    url: pulumi.Output[str]  # {location}-docker.pkg.dev/{project}/{repository}
+
+    def __init__(self, name: str, args: ContainerRepositoryArgs, opts: Optional[pulumi.ResourceOptions] = None) -> None:
+        super().__init__("spot-training:artifactregistry:ContainerRepository", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        self._args = args
+        self.repository = gcp.artifactregistry.Repository(
+            name,
+            project=args.project,
+            location=args.location,
+            repository_id=args.repository_id or args.team,
+            format="DOCKER",
+            description=f"Training images of {args.team} ({args.environment})",
+            labels={"team": args.team, "environment": args.environment},
+            docker_config=gcp.artifactregistry.RepositoryDockerConfigArgs(immutable_tags=args.immutable_tags),
+            cleanup_policy_dry_run=args.cleanup_dry_run,
+            cleanup_policies=[
+                gcp.artifactregistry.RepositoryCleanupPolicyArgs(
+                    id="keep-recent",
+                    action="KEEP",
+                    most_recent_versions=gcp.artifactregistry.RepositoryCleanupPolicyMostRecentVersionsArgs(
+                        keep_count=args.keep_recent_versions
+                    ),
+                ),
+                gcp.artifactregistry.RepositoryCleanupPolicyArgs(
+                    id="delete-untagged",
+                    action="DELETE",
+                    condition=gcp.artifactregistry.RepositoryCleanupPolicyConditionArgs(
+                        tag_state="UNTAGGED", older_than=f"{args.delete_untagged_after_days * 86400}s"
+                    ),
+                ),
+            ],
+            opts=child,
+        )
+        self.grants = iam_.grant_members(
+            name,
+            {READER_ROLE: args.readers} if args.readers else {},
+            lambda resource, role, member: gcp.artifactregistry.RepositoryIamMember(
+                resource,
+                project=args.project,
+                location=args.location,
+                repository=self.repository.repository_id,
+                role=role,
+                member=member,
+                opts=child,
+            ),
+        )
+        self.url = pulumi.Output.all(
+            self.repository.project, self.repository.repository_id, *[g.id for g in self.grants]
+        ).apply(lambda v: f"{args.location}-docker.pkg.dev/{v[0]}/{v[1]}")
+        self.register_outputs({"url": self.url})
+
+    def pinned_image(self, name: str, tag: str) -> pulumi.Output[str]:
+        """`name:tag`, already pushed, resolved to `{url}/{name}@sha256:...` at deploy time."""
+        image = gcp.artifactregistry.get_docker_image_output(
+            project=self.repository.project,
+            location=self._args.location,
+            repository_id=self.repository.repository_id,
+            image_name=f"{name}:{tag}",
+            opts=pulumi.InvokeOutputOptions(parent=self),
+        )
+        return image.self_link
