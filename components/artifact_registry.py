@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 import pulumi
+import pulumi_docker_build as docker_build
 import pulumi_gcp as gcp
 
 from . import iam as iam_
@@ -41,6 +42,7 @@ class ContainerRepository(pulumi.ComponentResource):
         super().__init__("spot-training:artifactregistry:ContainerRepository", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         self._args = args
+        self._name = name
         self.repository = gcp.artifactregistry.Repository(
             name,
             project=args.project,
@@ -97,3 +99,28 @@ class ContainerRepository(pulumi.ComponentResource):
             opts=pulumi.InvokeOutputOptions(parent=self),
         )
         return image.self_link
+
+    def built_image(self, name: str, context: str, dockerfile: Optional[str] = None) -> pulumi.Output[str]:
+        """An image built from a local context and pushed here by the stack; its pushed digest.
+
+        The build reruns when the context changes (pulumi-docker-build hashes
+        it), and the new digest resubmits the jobs that run the image.
+        """
+        registry = f"{self._args.location}-docker.pkg.dev"
+        token = gcp.organizations.get_client_config_output(opts=pulumi.InvokeOutputOptions(parent=self)).access_token
+        image = docker_build.Image(
+            f"{self._name}-{name}",
+            context=docker_build.BuildContextArgs(location=context),
+            dockerfile=docker_build.DockerfileArgs(location=dockerfile) if dockerfile else None,
+            platforms=[docker_build.Platform.LINUX_AMD64],  # what Vertex AI's machines run
+            push=True,
+            tags=[pulumi.Output.concat(self.url, "/", name, ":", pulumi.get_stack())],
+            registries=[
+                docker_build.RegistryArgs(
+                    address=registry, username="oauth2accesstoken", password=pulumi.Output.secret(token)
+                )
+            ],
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+        # ref: the pushed tag with the build's digest, name:tag@sha256:...; jobs get name@sha256:...
+        return pulumi.Output.all(self.url, image.digest).apply(lambda v: f"{v[0]}/{name}@{v[1]}")

@@ -37,9 +37,14 @@ class Recorder(pulumi.runtime.Mocks):
             # What Google computes for a new service account.
             email = f"{state['accountId']}@{state['project']}.iam.gserviceaccount.com"
             state.update(email=email, name=f"projects/{state['project']}/serviceAccounts/{email}", member=f"serviceAccount:{email}")
+        if args.typ == "docker-build:index:Image":
+            # The real provider rebuilds when the context's content changes; a new build, a new digest.
+            state["digest"] = "sha256:" + _tree_hash(Path(state["context"]["location"]))
         return f"{args.name}-id", state
 
     def call(self, args: pulumi.runtime.MockCallArgs):
+        if args.token == "gcp:organizations/getClientConfig:getClientConfig":
+            return {"accessToken": "ya29.mock-token", "project": "acme-ml-dev"}
         if args.token == "gcp:artifactregistry/getDockerImage:getDockerImage":
             # Artifact Registry answers a name:tag with the digest it points to now.
             a = args.args
@@ -54,6 +59,13 @@ class Recorder(pulumi.runtime.Mocks):
 
     def of_type(self, suffix: str) -> list[pulumi.runtime.MockResourceArgs]:
         return [r for r in self.resources if r.typ.endswith(suffix)]
+
+
+def _tree_hash(root: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
 
 
 class RecordingMonitor(MockMonitor):

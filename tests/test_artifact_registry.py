@@ -1,5 +1,7 @@
 """ContainerRepository under Pulumi's mocks, with the real pulumi_gcp classes."""
 
+from pulumi.runtime import rpc
+
 from components.artifact_registry import ContainerRepository, ContainerRepositoryArgs
 from tests.program import Recorder, render_components
 
@@ -45,3 +47,30 @@ def test_an_image_is_pinned_by_digest_and_a_new_push_under_the_same_tag_changes_
     _, after = render(recorder=pushed)
     assert after == "us-central1-docker.pkg.dev/acme-ml-dev/vision/trainer@sha256:" + "f" * 64
     assert after != before
+
+
+def build(context, recorder=None):
+    seen = {}
+    args = ContainerRepositoryArgs(project="acme-ml-dev", location="us-central1", team="vision", environment="dev")
+
+    def program():
+        repo = ContainerRepository("vision-images", args)
+        return repo.built_image("eval", str(context)).apply(lambda uri: seen.setdefault("image", uri))
+
+    recorder = render_components(program, recorder=recorder)
+    return recorder, seen["image"]
+
+
+def test_an_image_built_from_a_local_context_is_pushed_and_pinned_by_its_digest(tmp_path):
+    (tmp_path / "Dockerfile").write_text("FROM python:3.11-slim\n")
+    recorder, first = build(tmp_path)
+    [image] = recorder.of_type("docker-build:index:Image")
+    assert image.inputs["push"] is True and image.inputs["platforms"] == ["linux/amd64"]
+    assert image.inputs["tags"] == ["us-central1-docker.pkg.dev/acme-ml-dev/vision/eval:dev"]
+    registries = image.inputs["registries"]
+    assert registries[rpc._special_sig_key] == rpc._special_secret_sig  # the access token is a secret in state
+    assert registries["value"][0]["address"] == "us-central1-docker.pkg.dev"
+    assert first.startswith("us-central1-docker.pkg.dev/acme-ml-dev/vision/eval@sha256:")
+    assert build(tmp_path)[1] == first
+    (tmp_path / "evaluate.py").write_text("print('eval')\n")
+    assert build(tmp_path)[1] != first  # a change to the context is a new digest
