@@ -43,6 +43,8 @@ class Recorder(pulumi.runtime.Mocks):
         return f"{args.name}-id", state
 
     def call(self, args: pulumi.runtime.MockCallArgs):
+        if args.token == "gcp:organizations/getProject:getProject":
+            return {"number": "123456789012", "projectId": args.args.get("projectId")}
         if args.token == "gcp:organizations/getClientConfig:getClientConfig":
             return {"accessToken": "ya29.mock-token", "project": "acme-ml-dev"}
         if args.token == "gcp:artifactregistry/getDockerImage:getDockerImage":

@@ -16,8 +16,14 @@ URN = f"urn:pulumi:dev::spot-training::{JOB_TYPE}::resnet"
 @pytest.fixture
 def program_inputs():
     """What the program registered for one job, `__provider` blob included."""
-    config = {"gcp:project": "acme-ml-dev", "gcp:region": "us-central1", "spot-training:jobs": {"resnet": docs_request_body()}}
+    config = {
+        "gcp:project": "acme-ml-dev",
+        "gcp:region": "us-central1",
+        "spot-training:environment": "dev",
+        "spot-training:teams": {"vision": {"jobs": {"resnet": docs_request_body()["jobSpec"]}}},
+    }
     [job] = render(config).of_type("SpotTrainingJob")
+    # The team's defaults are Outputs resolved by the engine; the mocks resolve them alike.
     return job.inputs
 
 

@@ -1,60 +1,116 @@
-"""The program under Pulumi's mocks: stacks render, bad config stops it early."""
+"""The program under Pulumi's mocks: every stack renders, bad config stops it early."""
 
 import pytest
 
-from components.config import ConfigError
+from components.team_config import ConfigError
 from tests.fixtures import docs_request_body
 from tests.program import STACKS, Recorder, render, stack_config
 
 STACK_NAMES = sorted(p.name.split(".")[1] for p in STACKS.glob("Pulumi.*.yaml"))
 
 
-def base_config(**jobs) -> dict:
-    return {"gcp:project": "acme-ml-dev", "gcp:region": "us-central1", "spot-training:jobs": jobs}
+def team_config(**jobs) -> dict:
+    return {
+        "gcp:project": "acme-ml-dev",
+        "gcp:region": "us-central1",
+        "spot-training:environment": "dev",
+        "spot-training:deployers": ["serviceAccount:ci@acme-ml-dev.iam.gserviceaccount.com"],
+        "spot-training:teams": {"vision": {"members": ["group:vision-ml@acme.example"], "jobs": jobs}},
+    }
+
+
+def a_job() -> dict:
+    """A job entry: the jobSpec fields of the docs' body, verbatim."""
+    return docs_request_body()["jobSpec"]
+
+
+def registered(recorder):
+    return [r for r in recorder.resources if r.typ != "pulumi:pulumi:Stack"]
 
 
 @pytest.mark.parametrize("env", STACK_NAMES)
-def test_every_stack_renders_one_job_per_entry(env):
+def test_every_stack_renders_one_job_per_team_entry(env):
     config = stack_config(env)
-    recorder = render(config, stack=env)
-    jobs = recorder.of_type("SpotTrainingJob")
-    assert sorted(job.name for job in jobs) == sorted(config["spot-training:jobs"])
-    for job in jobs:
-        assert job.typ == "pulumi-python:dynamic/spot-training:SpotTrainingJob"
-        assert job.inputs["project"] == config["gcp:project"]
-        assert job.inputs["location"] == config["gcp:region"]
-        assert job.inputs["__provider"]  # the pickled provider the engine will hand the host
-        assert job.inputs["submissionScope"] == f"spot-training/{env}/{job.name}"
+    jobs = render(config, stack=env).of_type("SpotTrainingJob")
+    expected = sorted(f"{team}-{job}" for team, t in config["spot-training:teams"].items() for job in t.get("jobs", {}))
+    assert sorted(job.name for job in jobs) == expected
+    assert len(config["spot-training:teams"]) >= 2
 
 
-def test_a_job_is_the_docs_request_body_and_defaults_its_display_name():
-    body = docs_request_body()
-    del body["displayName"]
-    [job] = render(base_config(resnet=body)).of_type("SpotTrainingJob")
-    assert job.inputs["displayName"] == "resnet"
-    assert job.inputs["jobSpec"] == body["jobSpec"]
+def test_a_job_gets_its_teams_defaults():
+    [job] = render(team_config(resnet=a_job())).of_type("SpotTrainingJob")
+    spec = job.inputs["jobSpec"]
+    assert spec["serviceAccount"] == "vision-train-dev@acme-ml-dev.iam.gserviceaccount.com"
+    assert spec["baseOutputDirectory"] == {"outputUriPrefix": "gs://acme-ml-dev-vision-staging/jobs/resnet"}
+    assert spec["scheduling"]["strategy"] == "SPOT"
+    assert job.inputs["labels"] == {"team": "vision", "environment": "dev"}
+    assert job.inputs["displayName"] == "vision-resnet"
+
+
+def test_explicit_service_account_and_output_directory_are_kept():
+    body = {**a_job(), "serviceAccount": "other@acme-ml-dev.iam.gserviceaccount.com", "baseOutputDirectory": {"outputUriPrefix": "gs://elsewhere/out"}}
+    [job] = render(team_config(resnet=body)).of_type("SpotTrainingJob")
+    assert job.inputs["jobSpec"]["serviceAccount"] == "other@acme-ml-dev.iam.gserviceaccount.com"
+    assert job.inputs["jobSpec"]["baseOutputDirectory"] == {"outputUriPrefix": "gs://elsewhere/out"}
+
+
+def test_image_and_package_references_resolve_to_pinned_uris():
+    config = team_config(
+        resnet={**a_job(), "workerPoolSpecs": [{**a_job()["workerPoolSpecs"][0], "containerSpec": {"imageUri": "${images.trainer}"}}]},
+    )
+    config["spot-training:teams"]["vision"]["images"] = {"trainer": {"name": "trainer", "tag": "v1"}}
+    [job] = render(config).of_type("SpotTrainingJob")
+    uri = job.inputs["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["imageUri"]
+    assert uri.startswith("us-central1-docker.pkg.dev/acme-ml-dev/vision/trainer@sha256:")
+
+    [package_job] = [r for r in render(stack_config("dev")).of_type("SpotTrainingJob") if r.name == "tabular-baseline"]
+    [uri] = package_job.inputs["jobSpec"]["workerPoolSpecs"][0]["pythonPackageSpec"]["packageUris"]
+    assert uri.startswith("gs://acme-ml-dev-tabular-staging/packages/") and uri.endswith("/tabular_trainer-0.1.0.tar.gz")
 
 
 def test_a_bad_job_stops_the_program_naming_the_config_path_before_anything_is_registered():
-    good = docs_request_body()
-    bad = docs_request_body()
-    bad["jobSpec"]["workerPoolSpecs"][0]["replicaCount"] = 3
-    bad["jobSpec"]["scheduling"]["strategy"] = "CHEAP"
+    bad = a_job()
+    bad["workerPoolSpecs"][0]["replicaCount"] = 3
+    bad["scheduling"]["strategy"] = "CHEAP"
     recorder = Recorder()
     with pytest.raises(ConfigError) as raised:
-        render(base_config(a_good_one=good, resnet=bad), recorder=recorder)
+        render(team_config(good=a_job(), resnet=bad), recorder=recorder)
     message = str(raised.value)
-    assert "spot-training:jobs.resnet.jobSpec.workerPoolSpecs[0].replicaCount" in message
-    assert "spot-training:jobs.resnet.jobSpec.scheduling.strategy" in message
-    assert [r for r in recorder.resources if r.typ != "pulumi:pulumi:Stack"] == []
+    assert "spot-training:teams.vision.jobs.resnet.workerPoolSpecs[0].replicaCount" in message
+    assert "spot-training:teams.vision.jobs.resnet.scheduling.strategy" in message
+    assert registered(recorder) == []
 
 
-def test_unknown_keys_in_a_job_entry_are_errors():
-    body = {**docs_request_body(), "jobspec": {}}
-    with pytest.raises(ConfigError, match=r"spot-training:jobs\.resnet\.jobspec: unknown field"):
-        render(base_config(resnet=body))
+@pytest.mark.parametrize(
+    "change, path",
+    [
+        (lambda t: t.update(memebers=[]), "spot-training:teams.vision.memebers: unknown key"),
+        (lambda t: t.update(bucket={"versoning": True}), "spot-training:teams.vision.bucket.versoning: unknown key"),
+        (lambda t: t.update(bucket={"packageRetentionDays": "30"}), "spot-training:teams.vision.bucket.packageRetentionDays: must be"),
+        (lambda t: t.update(repository={"keepRecent": 3}), "spot-training:teams.vision.repository.keepRecent: unknown key"),
+        (lambda t: t.update(images={"trainer": {"name": "trainer"}}), "spot-training:teams.vision.images.trainer: must be"),
+        (lambda t: t.update(packages={"trainer": "dist/x.tar.gz"}), "spot-training:teams.vision.packages.trainer: must be"),
+        (lambda t: t.update(members=["vision-ml@acme.example"]), "spot-training:teams.vision.members[0]: "),
+        (lambda t: t["jobs"]["resnet"].update(workerPoolSpec=[]), "spot-training:teams.vision.jobs.resnet.workerPoolSpec: unknown field"),
+        (
+            lambda t: t["jobs"]["resnet"]["workerPoolSpecs"][0].update(containerSpec={"imageUri": "${images.nope}"}),
+            "spot-training:teams.vision.jobs.resnet.workerPoolSpecs[0].containerSpec.imageUri: ${images.nope} names no image",
+        ),
+    ],
+)
+def test_config_errors_name_their_path(change, path):
+    config = team_config(resnet=a_job())
+    change(config["spot-training:teams"]["vision"])
+    recorder = Recorder()
+    with pytest.raises(ConfigError) as raised:
+        render(config, recorder=recorder)
+    assert path in str(raised.value)
+    assert registered(recorder) == []
 
 
-def test_a_missing_region_is_named_as_config():
-    with pytest.raises(ConfigError, match=r"spot-training:jobs\.resnet\.location: is required.*gcp:region"):
-        render({"gcp:project": "acme-ml-dev", "spot-training:jobs": {"resnet": docs_request_body()}})
+@pytest.mark.parametrize("key", ["gcp:region", "spot-training:environment", "spot-training:teams"])
+def test_required_stack_keys_are_named(key):
+    config = team_config(resnet=a_job())
+    del config[key]
+    with pytest.raises(ConfigError, match=key):
+        render(config)

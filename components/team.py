@@ -1,0 +1,123 @@
+"""TeamTrainingEnvironment: everything one team's Spot training jobs need, and the jobs."""
+
+from __future__ import annotations
+
+import copy
+import re
+from dataclasses import dataclass
+from typing import Any, Optional
+
+import pulumi
+import pulumi_gcp as gcp
+
+from .artifact_registry import ContainerRepository, ContainerRepositoryArgs
+from .service_account import TrainingServiceAccount, TrainingServiceAccountArgs
+from .spot_job.resource import SpotTrainingJob, SpotTrainingJobArgs
+from .staging_bucket import OUTPUTS_PREFIX, StagingBucket, StagingBucketArgs
+from .team_config import IMAGE_REF, PACKAGE_REF, TeamConfig
+from .training_package import TrainingPackage, TrainingPackageArgs
+
+# Vertex AI pulls custom training images as its service agents.
+_SERVICE_AGENTS = {
+    "vertex-agent": "@gcp-sa-aiplatform.iam.gserviceaccount.com",
+    "vertex-code-agent": "@gcp-sa-aiplatform-cc.iam.gserviceaccount.com",
+}
+
+
+@dataclass
+class TeamTrainingEnvironmentArgs:
+    project: str
+    region: str
+    environment: str
+    deployers: list[str]
+    team: TeamConfig
+
+
+def member_key(member: str) -> str:
+    """group:vision-ml@acme.example -> group-vision-ml-acme-example, for resource names."""
+    return re.sub(r"[^a-z0-9]+", "-", member.lower()).strip("-")
+
+
+class TeamTrainingEnvironment(pulumi.ComponentResource):
+    def __init__(self, name: str, args: TeamTrainingEnvironmentArgs, opts: Optional[pulumi.ResourceOptions] = None) -> None:
+        super().__init__("spot-training:team:TeamTrainingEnvironment", name, None, opts)
+        team, child = args.team, pulumi.ResourceOptions(parent=self)
+        place = {"project": args.project, "team": team.name, "environment": args.environment}
+
+        self.service_account = TrainingServiceAccount(
+            f"{name}-trainer",
+            TrainingServiceAccountArgs(**place, users={member_key(m): m for m in [*args.deployers, *team.members]}),
+            opts=child,
+        )
+        trainer = {"trainer": self.service_account.member}
+        self.bucket = StagingBucket(
+            f"{name}-staging",
+            StagingBucketArgs(
+                **place,
+                location=args.region,
+                # Write and read objects, not administer the bucket.
+                iam={"roles/storage.objectCreator": trainer, "roles/storage.objectViewer": trainer},
+                **team.bucket,
+            ),
+            opts=child,
+        )
+        number = gcp.organizations.get_project_output(project_id=args.project, opts=pulumi.InvokeOutputOptions(parent=self)).number
+        agents = {key: pulumi.Output.concat("serviceAccount:service-", number, domain) for key, domain in _SERVICE_AGENTS.items()}
+        self.repository = ContainerRepository(
+            f"{name}-images",
+            ContainerRepositoryArgs(**place, location=args.region, readers={**trainer, **agents}, **team.repository),
+            opts=child,
+        )
+        self.images = {
+            key: self.repository.pinned_image(image.name, image.tag)
+            if image.context is None
+            else self.repository.built_image(image.name or key, image.context, image.dockerfile)
+            for key, image in team.images.items()
+        }
+        self.packages = {
+            key: TrainingPackage(f"{name}-package-{key}", TrainingPackageArgs(bucket=self.bucket.name, source=source), opts=child).uri
+            for key, source in team.packages.items()
+        }
+        self.jobs = {
+            key: SpotTrainingJob(
+                f"{name}-{key}",
+                SpotTrainingJobArgs.from_custom_job(
+                    self._job_body(key, job.body, args),
+                    project=args.project,
+                    location=args.region,
+                    delete_timeout=job.delete_timeout,
+                ),
+                opts=child,
+            )
+            for key, job in team.jobs.items()
+        }
+        self.outputs = {
+            "bucket": self.bucket.url,
+            "serviceAccount": self.service_account.email,
+            "repository": self.repository.url,
+            "images": self.images,
+            "packages": self.packages,
+            "jobs": {key: {"id": job.id, "state": job.state, "consoleUrl": job.consoleUrl} for key, job in self.jobs.items()},
+        }
+        self.register_outputs(self.outputs)
+
+    def _job_body(self, key: str, body: dict[str, Any], args: TeamTrainingEnvironmentArgs) -> dict[str, Any]:
+        """The team's defaults filled in and its image and package references resolved."""
+        body = copy.deepcopy(body)
+        spec = body["jobSpec"]
+        body.setdefault("displayName", f"{args.team.name}-{key}")
+        body["labels"] = {**body.get("labels", {}), "team": args.team.name, "environment": args.environment}
+        spec.setdefault("serviceAccount", self.service_account.email)
+        # Stable across resubmissions, so AIP_CHECKPOINT_DIR survives them.
+        spec.setdefault("baseOutputDirectory", {"outputUriPrefix": pulumi.Output.concat(self.bucket.url, f"/{OUTPUTS_PREFIX}{key}")})
+        for pool in spec.get("workerPoolSpecs") or []:
+            for task, field in (("containerSpec", "imageUri"), ("pythonPackageSpec", "executorImageUri")):
+                if pool.get(task) and (match := IMAGE_REF.match(pool[task].get(field) or "")):
+                    pool[task][field] = self.images[match.group(1)]
+            package = pool.get("pythonPackageSpec")
+            if package and package.get("packageUris"):
+                package["packageUris"] = [
+                    self.packages[m.group(1)] if isinstance(uri, str) and (m := PACKAGE_REF.match(uri)) else uri
+                    for uri in package["packageUris"]
+                ]
+        return body

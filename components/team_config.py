@@ -1,0 +1,232 @@
+"""The stack config: typed, validated, every error naming its config path.
+
+Read before any resource is registered, so a typo never reaches Google or
+leaves half a stack behind. Unknown keys are errors, not silently ignored.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import pulumi
+
+from .spot_job import spec
+
+NS = "spot-training"
+IMAGE_REF = re.compile(r"^\$\{images\.([A-Za-z0-9_-]+)\}$")
+PACKAGE_REF = re.compile(r"^\$\{packages\.([A-Za-z0-9_-]+)\}$")
+_TEAM_NAME = re.compile(r"^[a-z][a-z0-9-]{0,19}$")
+_MEMBER = re.compile(r"^(user|group|serviceAccount|domain|principal|principalSet):\S+$")
+_ENVIRONMENT = re.compile(r"^[a-z][a-z0-9-]{0,15}$")
+
+# Config key -> (dataclass field, type) of the component it overrides.
+BUCKET_KEYS = {
+    "name": ("name", str),
+    "packageRetentionDays": ("package_retention_days", int),
+    "outputRetentionDays": ("output_retention_days", int),
+    "abortIncompleteUploadDays": ("abort_incomplete_upload_days", int),
+    "versioning": ("versioning", bool),
+    "kmsKeyName": ("kms_key_name", str),
+    "forceDestroy": ("force_destroy", bool),
+    "protect": ("protect", bool),
+}
+REPOSITORY_KEYS = {
+    "repositoryId": ("repository_id", str),
+    "keepRecentVersions": ("keep_recent_versions", int),
+    "deleteUntaggedAfterDays": ("delete_untagged_after_days", int),
+    "cleanupDryRun": ("cleanup_dry_run", bool),
+    "immutableTags": ("immutable_tags", bool),
+}
+# Keys of a job entry that belong to the CustomJob, not to its jobSpec.
+JOB_KEYS = ("displayName", "labels", "encryptionSpec", "deleteTimeout")
+JOB_SPEC_KEYS = tuple(k for k in spec.schema.MESSAGES["CustomJobSpec"])
+
+
+class ConfigError(pulumi.RunError):
+    """A stack config that cannot be deployed; the message lists each offending path."""
+
+    def __init__(self, failures: list[str]) -> None:
+        self.failures = failures
+        super().__init__("invalid stack config:\n  " + "\n  ".join(failures))
+
+
+@dataclass
+class ImageConfig:
+    name: str | None = None
+    tag: str | None = None
+    context: str | None = None  # built by the stack when set
+    dockerfile: str | None = None
+
+
+@dataclass
+class JobConfig:
+    body: dict[str, Any]  # displayName, labels, encryptionSpec, jobSpec: references still unresolved
+    delete_timeout: str | None = None
+
+
+@dataclass
+class TeamConfig:
+    name: str
+    members: list[str] = field(default_factory=list)
+    bucket: dict[str, Any] = field(default_factory=dict)  # StagingBucketArgs field -> value
+    repository: dict[str, Any] = field(default_factory=dict)  # ContainerRepositoryArgs field -> value
+    images: dict[str, ImageConfig] = field(default_factory=dict)
+    packages: dict[str, str] = field(default_factory=dict)  # key -> built sdist/wheel path
+    jobs: dict[str, JobConfig] = field(default_factory=dict)
+
+
+@dataclass
+class StackConfig:
+    project: str
+    region: str
+    environment: str
+    deployers: list[str]
+    teams: dict[str, TeamConfig]
+
+
+def load(get: Any) -> StackConfig:
+    """`get(key)` returns a config value (objects already parsed) or None."""
+    failures: list[str] = []
+    project, region = get("gcp:project"), get("gcp:region")
+    for key, value in (("gcp:project", project), ("gcp:region", region)):
+        if not isinstance(value, str) or not value:
+            failures.append(f"{key}: is required")
+    environment = get(f"{NS}:environment")
+    if not isinstance(environment, str) or not _ENVIRONMENT.match(environment):
+        failures.append(f"{NS}:environment: is required: a short lowercase name such as dev or prod")
+    deployers = _members(get(f"{NS}:deployers") or [], f"{NS}:deployers", failures)
+    raw_teams = get(f"{NS}:teams")
+    teams: dict[str, TeamConfig] = {}
+    if not isinstance(raw_teams, dict) or not raw_teams:
+        failures.append(f"{NS}:teams: is required: a map of team name to team")
+    else:
+        for name, raw in raw_teams.items():
+            teams[name] = _team(name, raw, f"{NS}:teams.{name}", project, region, failures)
+    if failures:
+        raise ConfigError(failures)
+    return StackConfig(project, region, environment, deployers, teams)
+
+
+def _team(name: str, raw: Any, path: str, project: Any, region: Any, failures: list[str]) -> TeamConfig:
+    team = TeamConfig(name)
+    if not _TEAM_NAME.match(name):
+        failures.append(f"{path}: team names are 1-20 lowercase letters, digits and '-', starting with a letter")
+    if not isinstance(raw, dict):
+        failures.append(f"{path}: must be a team (members, bucket, repository, images, packages, jobs)")
+        return team
+    known = ("members", "bucket", "repository", "images", "packages", "jobs")
+    failures += [f"{path}.{key}: unknown key; a team takes {', '.join(known)}" for key in raw if key not in known]
+    team.members = _members(raw.get("members") or [], f"{path}.members", failures)
+    team.bucket = _overrides(raw.get("bucket") or {}, BUCKET_KEYS, f"{path}.bucket", failures)
+    team.repository = _overrides(raw.get("repository") or {}, REPOSITORY_KEYS, f"{path}.repository", failures)
+    for key, image in _mapping(raw.get("images"), f"{path}.images", failures).items():
+        team.images[key] = _image(image, f"{path}.images.{key}", failures)
+    for key, package in _mapping(raw.get("packages"), f"{path}.packages", failures).items():
+        source = package.get("source") if isinstance(package, dict) else None
+        if not isinstance(source, str) or set(package) != {"source"}:
+            failures.append(f"{path}.packages.{key}: must be {{source: path of a built sdist or wheel}}")
+        else:
+            team.packages[key] = source
+    for key, job in _mapping(raw.get("jobs"), f"{path}.jobs", failures).items():
+        parsed = _job(job, f"{path}.jobs.{key}", team, project, region, failures)
+        if parsed is not None:
+            team.jobs[key] = parsed
+    return team
+
+
+def _image(raw: Any, path: str, failures: list[str]) -> ImageConfig:
+    if isinstance(raw, dict) and set(raw) <= {"name", "tag"} and isinstance(raw.get("name"), str) and isinstance(raw.get("tag"), str):
+        return ImageConfig(name=raw["name"], tag=raw["tag"])
+    build = raw.get("build") if isinstance(raw, dict) else None
+    if isinstance(build, dict) and set(raw) <= {"build", "name"} and isinstance(build.get("context"), str) and set(build) <= {"context", "dockerfile"}:
+        return ImageConfig(name=raw.get("name"), context=build["context"], dockerfile=build.get("dockerfile"))
+    failures.append(f"{path}: must be {{name, tag}} (an image already pushed) or {{build: {{context, dockerfile}}}}")
+    return ImageConfig()
+
+
+def _job(raw: Any, path: str, team: TeamConfig, project: Any, region: Any, failures: list[str]) -> JobConfig | None:
+    if not isinstance(raw, dict):
+        failures.append(f"{path}: must be a job: the Vertex REST jobSpec fields, plus displayName, labels, ...")
+        return None
+    job_spec = {k: copy.deepcopy(v) for k, v in raw.items() if k not in JOB_KEYS}
+    body = {k: raw[k] for k in ("displayName", "labels", "encryptionSpec") if k in raw}
+    body["jobSpec"] = job_spec
+    # Validate with references replaced by stand-ins of the right form; their
+    # own existence is checked here, their values are known only at deploy time.
+    stand_in = copy.deepcopy(job_spec)
+    for i, pool in enumerate(stand_in.get("workerPoolSpecs") or []):
+        if not isinstance(pool, dict):
+            continue
+        pool_path = f"{path}.workerPoolSpecs[{i}]"
+        for task, key in (("containerSpec", "imageUri"), ("pythonPackageSpec", "executorImageUri")):
+            task_spec = pool.get(task)
+            if isinstance(task_spec, dict) and isinstance(task_spec.get(key), str):
+                task_spec[key] = _resolve_stand_in(task_spec[key], IMAGE_REF, team.images, f"{pool_path}.{task}.{key}", "images", "gcr.io/stand-in/image@sha256:" + "0" * 64, failures)
+        package = pool.get("pythonPackageSpec")
+        if isinstance(package, dict) and isinstance(package.get("packageUris"), list):
+            package["packageUris"] = [
+                _resolve_stand_in(uri, PACKAGE_REF, team.packages, f"{pool_path}.pythonPackageSpec.packageUris[{j}]", "packages", "gs://stand-in/p.tar.gz", failures)
+                if isinstance(uri, str) else uri
+                for j, uri in enumerate(package["packageUris"])
+            ]
+    inputs = {
+        "project": project,
+        "location": region,
+        "displayName": body.get("displayName", "stand-in"),
+        **{k: v for k, v in body.items() if k != "jobSpec"},
+        "jobSpec": stand_in,
+        "deleteTimeout": raw.get("deleteTimeout"),
+    }
+    for failure in spec.validate(inputs):
+        if failure.path in ("project", "location"):
+            continue  # reported once, as gcp:project / gcp:region
+        failures.append(f"{path}.{failure.path.removeprefix('jobSpec.')}: {failure.reason}")
+    return JobConfig(body=body, delete_timeout=raw.get("deleteTimeout"))
+
+
+def _resolve_stand_in(value: str, pattern: re.Pattern, known: dict, path: str, kind: str, stand_in: str, failures: list[str]) -> str:
+    match = pattern.match(value)
+    if not match:
+        return value
+    if match.group(1) not in known:
+        failures.append(f"{path}: {value} names no {kind[:-1]} of this team; it has {', '.join(known) or f'no {kind}'}")
+    return stand_in
+
+
+def _members(raw: Any, path: str, failures: list[str]) -> list[str]:
+    if not isinstance(raw, list):
+        failures.append(f"{path}: must be a list of members such as group:ml@acme.example")
+        return []
+    for i, member in enumerate(raw):
+        if not isinstance(member, str) or not _MEMBER.match(member):
+            failures.append(f"{path}[{i}]: {member!r} is not an IAM member (user:, group:, serviceAccount:, domain:)")
+    return [m for m in raw if isinstance(m, str)]
+
+
+def _mapping(raw: Any, path: str, failures: list[str]) -> dict:
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        failures.append(f"{path}: must be a map")
+        return {}
+    return raw
+
+
+def _overrides(raw: Any, keys: dict, path: str, failures: list[str]) -> dict[str, Any]:
+    if not isinstance(raw, dict):
+        failures.append(f"{path}: must be a map of {', '.join(keys)}")
+        return {}
+    out = {}
+    for key, value in raw.items():
+        if key not in keys:
+            failures.append(f"{path}.{key}: unknown key; known: {', '.join(keys)}")
+            continue
+        attr, kind = keys[key]
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)) or (kind is int and value < 0):
+            failures.append(f"{path}.{key}: must be {'a whole number of at least 0' if kind is int else kind.__name__}, got {value!r}")
+            continue
+        out[attr] = value
+    return out
