@@ -1,6 +1,9 @@
-"""TrainingPackage: a built Python training package, uploaded content-addressed.
+"""TrainingPackage: a Python training package, uploaded content-addressed.
 
-The object's name carries the file's SHA-256, so `pythonPackageSpec.packageUris`
+The source is a built sdist or wheel, or a package directory (with a
+pyproject.toml) that is built into an sdist with `uv build` when the program
+runs. The object's name carries the SHA-256 of the file, or of the directory's
+source files, so `pythonPackageSpec.packageUris`
 change exactly when the code does: a rebuild of the same code is no change,
 and any change to it is a new URI, hence a visible spec change that resubmits.
 The hash goes in a folder, not in the file name, because pip reads a package's
@@ -10,6 +13,9 @@ name and version from its file name.
 from __future__ import annotations
 
 import hashlib
+import os
+import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
@@ -26,7 +32,7 @@ PACKAGE_SUFFIXES = (".tar.gz", ".whl")
 @dataclass
 class TrainingPackageArgs:
     bucket: pulumi.Input[str]  # the team's staging bucket name
-    source: str  # a built sdist (.tar.gz) or wheel (.whl)
+    source: str  # a built sdist (.tar.gz) or wheel (.whl), or a directory with a pyproject.toml
 
 
 def content_hash(path: Path) -> str:
@@ -41,20 +47,57 @@ def object_name(path: Path) -> str:
     return f"{PACKAGES_PREFIX}{content_hash(path)[:16]}/{path.name}"
 
 
+# What in a package directory is not its code.
+_NOT_SOURCE = {".git", ".venv", "dist", "build", "__pycache__", ".pytest_cache"}
+_BUILT: dict[str, Path] = {}  # tree hash -> sdist, so one program run builds a package once
+
+
+def tree_hash(root: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        relative = path.relative_to(root)
+        if path.is_file() and not _NOT_SOURCE & set(relative.parts) and not path.name.endswith(".egg-info"):
+            digest.update(str(relative).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def build_sdist(root: Path, digest: str) -> Path:
+    """Builds the directory's sdist. Its bytes may differ between builds (the
+    archive records times); its object name does not, as it comes from the
+    source, so a rebuild of unchanged code is no change of the job."""
+    if digest not in _BUILT:
+        out = Path(tempfile.mkdtemp(prefix="spot-training-package-"))
+        env = {**os.environ, "SOURCE_DATE_EPOCH": "315532800"}  # reproducible where the backend honours it
+        uv = os.environ.get("UV", "uv")  # `uv run` names its own binary here
+        result = subprocess.run([uv, "build", "--sdist", "--out-dir", str(out), str(root)], env=env, capture_output=True, text=True)
+        if result.returncode != 0:
+            raise ValueError(f"building the training package in {root} failed:\n{result.stderr.strip()}")
+        [_BUILT[digest]] = out.glob("*.tar.gz")
+    return _BUILT[digest]
+
+
 class TrainingPackage(pulumi.ComponentResource):
     uri: pulumi.Output[str]
 
     def __init__(self, name: str, args: TrainingPackageArgs, opts: Optional[pulumi.ResourceOptions] = None) -> None:
         path = Path(args.source)
-        if not path.name.endswith(PACKAGE_SUFFIXES):
-            raise ValueError(f"{name}: source {args.source!r} must be a built sdist (.tar.gz) or wheel (.whl)")
-        if not path.is_file():
+        if path.is_dir():
+            if not (path / "pyproject.toml").is_file():
+                raise ValueError(f"{name}: source {args.source!r} is a directory without a pyproject.toml")
+            digest = tree_hash(path)
+            path = build_sdist(path, digest)
+            key = f"{PACKAGES_PREFIX}{digest[:16]}/{path.name}"
+        elif not path.name.endswith(PACKAGE_SUFFIXES):
+            raise ValueError(f"{name}: source {args.source!r} must be a built sdist (.tar.gz), a wheel (.whl) or a package directory")
+        elif not path.is_file():
             raise ValueError(f"{name}: source {args.source!r} does not exist (build it first, e.g. `uv build`)")
+        else:
+            key = object_name(path)
         super().__init__("spot-training:storage:TrainingPackage", name, None, opts)
         self.object = gcp.storage.BucketObject(
             name,
             bucket=args.bucket,
-            name=object_name(path),
+            name=key,
             source=pulumi.FileAsset(str(path)),
             content_type="application/gzip" if path.name.endswith(".tar.gz") else "application/zip",
             opts=pulumi.ResourceOptions(parent=self),

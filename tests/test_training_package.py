@@ -41,4 +41,22 @@ def test_a_missing_or_unbuilt_source_is_named(tmp_path):
     with pytest.raises(ValueError, match="does not exist"):
         upload(tmp_path / "trainer-0.1.0.tar.gz")
     with pytest.raises(ValueError, match="must be a built sdist"):
+        upload(tmp_path / "trainer.zip")
+    with pytest.raises(ValueError, match="without a pyproject.toml"):
         upload(tmp_path)
+
+
+def test_a_package_directory_is_built_and_addressed_by_its_source(tmp_path):
+    package = tmp_path / "trainer"
+    (package / "src" / "trainer").mkdir(parents=True)
+    (package / "pyproject.toml").write_text(
+        '[project]\nname = "trainer"\nversion = "0.1.0"\n[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n'
+    )
+    (package / "src" / "trainer" / "task.py").write_text("print('one')\n")
+    obj, first = upload(package)
+    assert first.endswith("/trainer-0.1.0.tar.gz") and obj.inputs["source"].path.endswith("trainer-0.1.0.tar.gz")
+    (package / "dist").mkdir()
+    (package / "dist" / "stale.tar.gz").write_bytes(b"not source")
+    assert upload(package)[1] == first  # build output is not code
+    (package / "src" / "trainer" / "task.py").write_text("print('two')\n")
+    assert upload(package)[1] != first
