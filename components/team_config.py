@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import re
+from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -127,7 +128,9 @@ def _team(name: str, raw: Any, path: str, project: Any, region: Any, failures: l
     for key, package in _mapping(raw.get("packages"), f"{path}.packages", failures).items():
         source = package.get("source") if isinstance(package, dict) else None
         if not isinstance(source, str) or set(package) != {"source"}:
-            failures.append(f"{path}.packages.{key}: must be {{source: path of a built sdist or wheel}}")
+            failures.append(f"{path}.packages.{key}: must be {{source: a built sdist or wheel, or a package directory}}")
+        elif not _is_package(Path(source)):
+            failures.append(f"{path}.packages.{key}.source: {source!r} is neither a .tar.gz/.whl file nor a directory with a pyproject.toml")
         else:
             team.packages[key] = source
     for key, job in _mapping(raw.get("jobs"), f"{path}.jobs", failures).items():
@@ -142,6 +145,8 @@ def _image(raw: Any, path: str, failures: list[str]) -> ImageConfig:
         return ImageConfig(name=raw["name"], tag=raw["tag"])
     build = raw.get("build") if isinstance(raw, dict) else None
     if isinstance(build, dict) and set(raw) <= {"build", "name"} and isinstance(build.get("context"), str) and set(build) <= {"context", "dockerfile"}:
+        if not Path(build["context"]).is_dir():
+            failures.append(f"{path}.build.context: {build['context']!r} is not a directory")
         return ImageConfig(name=raw.get("name"), context=build["context"], dockerfile=build.get("dockerfile"))
     failures.append(f"{path}: must be {{name, tag}} (an image already pushed) or {{build: {{context, dockerfile}}}}")
     return ImageConfig()
@@ -194,6 +199,12 @@ def _resolve_stand_in(value: str, pattern: re.Pattern, known: dict, path: str, k
     if match.group(1) not in known:
         failures.append(f"{path}: {value} names no {kind[:-1]} of this team; it has {', '.join(known) or f'no {kind}'}")
     return stand_in
+
+
+def _is_package(path: Path) -> bool:
+    if path.is_dir():
+        return (path / "pyproject.toml").is_file()
+    return path.is_file() and path.name.endswith((".tar.gz", ".whl"))
 
 
 def _members(raw: Any, path: str, failures: list[str]) -> list[str]:

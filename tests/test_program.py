@@ -90,6 +90,8 @@ def test_a_bad_job_stops_the_program_naming_the_config_path_before_anything_is_r
         (lambda t: t.update(repository={"keepRecent": 3}), "spot-training:teams.vision.repository.keepRecent: unknown key"),
         (lambda t: t.update(images={"trainer": {"name": "trainer"}}), "spot-training:teams.vision.images.trainer: must be"),
         (lambda t: t.update(packages={"trainer": "dist/x.tar.gz"}), "spot-training:teams.vision.packages.trainer: must be"),
+        (lambda t: t.update(packages={"trainer": {"source": "training/nowhere"}}), "spot-training:teams.vision.packages.trainer.source: "),
+        (lambda t: t.update(images={"eval": {"build": {"context": "images/nowhere"}}}), "spot-training:teams.vision.images.eval.build.context: "),
         (lambda t: t.update(members=["vision-ml@acme.example"]), "spot-training:teams.vision.members[0]: "),
         (lambda t: t["jobs"]["resnet"].update(workerPoolSpec=[]), "spot-training:teams.vision.jobs.resnet.workerPoolSpec: unknown field"),
         (
