@@ -43,7 +43,6 @@ REPOSITORY_KEYS = {
 }
 # Keys of a job entry that belong to the CustomJob, not to its jobSpec.
 JOB_KEYS = ("displayName", "labels", "encryptionSpec", "deleteTimeout")
-JOB_SPEC_KEYS = tuple(k for k in spec.schema.MESSAGES["CustomJobSpec"])
 
 
 class ConfigError(pulumi.RunError):
