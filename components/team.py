@@ -85,7 +85,7 @@ class TeamTrainingEnvironment(pulumi.ComponentResource):
                     self._job_body(key, job.body, args),
                     project=args.project,
                     location=args.region,
-                    delete_timeout=job.delete_timeout,
+                    **job.knobs,
                 ),
                 opts=child,
             )
@@ -97,7 +97,10 @@ class TeamTrainingEnvironment(pulumi.ComponentResource):
             "repository": self.repository.url,
             "images": self.images,
             "packages": self.packages,
-            "jobs": {key: {"id": job.id, "state": job.state, "consoleUrl": job.consoleUrl} for key, job in self.jobs.items()},
+            "jobs": {
+                key: {"jobName": job.jobName, "state": job.state, "attempt": job.attempt, "consoleUrl": job.consoleUrl}
+                for key, job in self.jobs.items()
+            },
         }
         self.register_outputs(self.outputs)
 

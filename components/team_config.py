@@ -42,7 +42,17 @@ REPOSITORY_KEYS = {
     "immutableTags": ("immutable_tags", bool),
 }
 # Keys of a job entry that belong to the CustomJob, not to its jobSpec.
-JOB_KEYS = ("displayName", "labels", "encryptionSpec", "deleteTimeout")
+BODY_KEYS = ("displayName", "labels", "encryptionSpec")
+# Keys of a job entry that steer the provider: config key -> SpotTrainingJobArgs field.
+KNOB_KEYS = {
+    "rerun": "rerun",
+    "resubmission": "resubmission",
+    "waitFor": "wait_for",
+    "waitTimeout": "wait_timeout",
+    "onDelete": "on_delete",
+    "deleteTimeout": "delete_timeout",
+    "replaceOrder": "replace_order",
+}
 
 
 class ConfigError(pulumi.RunError):
@@ -64,7 +74,7 @@ class ImageConfig:
 @dataclass
 class JobConfig:
     body: dict[str, Any]  # displayName, labels, encryptionSpec, jobSpec: references still unresolved
-    delete_timeout: str | None = None
+    knobs: dict[str, Any] = field(default_factory=dict)  # SpotTrainingJobArgs field -> value
 
 
 @dataclass
@@ -155,8 +165,11 @@ def _job(raw: Any, path: str, team: TeamConfig, project: Any, region: Any, failu
     if not isinstance(raw, dict):
         failures.append(f"{path}: must be a job: the Vertex REST jobSpec fields, plus displayName, labels, ...")
         return None
-    job_spec = {k: copy.deepcopy(v) for k, v in raw.items() if k not in JOB_KEYS}
-    body = {k: raw[k] for k in ("displayName", "labels", "encryptionSpec") if k in raw}
+    job_spec = {k: copy.deepcopy(v) for k, v in raw.items() if k not in BODY_KEYS and k not in KNOB_KEYS}
+    body = {k: raw[k] for k in BODY_KEYS if k in raw}
+    knobs = {k: copy.deepcopy(raw[k]) for k in KNOB_KEYS if raw.get(k) is not None}
+    if isinstance(knobs.get("rerun"), (int, float)) and not isinstance(knobs["rerun"], bool):
+        knobs["rerun"] = str(knobs["rerun"])  # `rerun: 2` reads as a number; any value will do
     body["jobSpec"] = job_spec
     # Validate with references replaced by stand-ins of the right form; their
     # own existence is checked here, their values are known only at deploy time.
@@ -182,13 +195,13 @@ def _job(raw: Any, path: str, team: TeamConfig, project: Any, region: Any, failu
         "displayName": body.get("displayName", "stand-in"),
         **{k: v for k, v in body.items() if k != "jobSpec"},
         "jobSpec": stand_in,
-        "deleteTimeout": raw.get("deleteTimeout"),
+        **knobs,
     }
     for failure in spec.validate(inputs):
         if failure.path in ("project", "location"):
             continue  # reported once, as gcp:project / gcp:region
         failures.append(f"{path}.{failure.path.removeprefix('jobSpec.')}: {failure.reason}")
-    return JobConfig(body=body, delete_timeout=raw.get("deleteTimeout"))
+    return JobConfig(body=body, knobs={KNOB_KEYS[k]: v for k, v in knobs.items()})
 
 
 def _resolve_stand_in(value: str, pattern: re.Pattern, known: dict, path: str, kind: str, stand_in: str, failures: list[str]) -> str:

@@ -8,7 +8,9 @@ is imported inside the methods that call Vertex AI.
 
 from __future__ import annotations
 
+import functools
 import logging
+import sys
 from typing import Any
 
 from pulumi.dynamic import (
@@ -22,14 +24,16 @@ from pulumi.dynamic import (
 )
 from pulumi.runtime import rpc
 
-from . import spec
+from . import resubmission, spec
 
 log = logging.getLogger("spot-training")
 
 PROVIDER_KEY = "__provider"
 
-# What Vertex reports about a job, refreshed by every read.
+# What Vertex reports about the job's current attempt, refreshed by every read,
+# and the provider's own record of the attempts before it.
 OUTPUT_FIELDS = (
+    "jobName",
     "jobId",
     "state",
     "createTime",
@@ -39,6 +43,9 @@ OUTPUT_FIELDS = (
     "error",
     "consoleUrl",
     "submissionKey",
+    "strategy",
+    "attempt",
+    "history",
 )
 
 
@@ -54,55 +61,127 @@ class SpotTrainingJobProvider(ResourceProvider):
     def diff(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
         before, after = spec.job_definition(olds), spec.job_definition(news)
         replaces = [key for key in spec.JOB_FIELDS if before.get(key) != after.get(key)]
+        replaces += [key for key in spec.TRIGGER_FIELDS if olds.get(key) != news.get(key)]
+        # A CustomJob cannot be changed, so a new definition is a new job. By
+        # default the old one is cancelled first: two copies of a training run
+        # never bill at once, and the new one may reuse the same output directory.
+        cancel_first = (news.get("replaceOrder") or spec.DEFAULT_REPLACE_ORDER) == "cancelFirst"
+        if replaces:
+            return DiffResult(changes=True, replaces=replaces, delete_before_replace=cancel_first)
         knobs = [key for key in spec.KNOB_FIELDS if olds.get(key) != news.get(key)]
-        # A CustomJob cannot be changed, so a new definition is a new job. The
-        # old one is cancelled first: two copies of a training run never bill
-        # at once, and the new one may reuse the same output directory.
-        return DiffResult(changes=bool(replaces or knobs), replaces=replaces, delete_before_replace=True)
+        # A failed job the policy resubmits is an update: the resource stays,
+        # and its attempt count and history carry over to the new submission.
+        due = resubmission.next_submission(olds, news)
+        return DiffResult(changes=bool(knobs or due), replaces=[], delete_before_replace=cancel_first)
 
     def create(self, props: dict[str, Any]) -> CreateResult:
         spec.require_valid(props)
-        from . import vertex
+        _report_to_stderr()
+        from . import vertex, waiting
 
-        key = spec.submission_key(props)
+        strategy = resubmission.strategy_after(0, props)
         with vertex.JobService(props["location"]) as service:
-            job, adopted = service.submit(spec.parent(props), spec.request_body(props), key)
-        if adopted:
-            log.warning("adopted %s, submitted earlier under submission key %s", job["name"], key)
-        return CreateResult(job["name"], _outputs(props, job, key))
+            job, key = _submit(service, props, 1, strategy)
+            job = waiting.follow(service, job, props)
+        return CreateResult(job["name"], _outputs(props, job, key=key, strategy=strategy, attempt=1, history=[]))
 
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
         from . import vertex
 
-        location = props.get("location") or id_.split("/")[3]
-        with vertex.JobService(location) as service:
-            job = service.get(id_)
+        name = props.get("jobName") or id_
+        with vertex.JobService(_location(name)) as service:
+            job = service.get(name)
         if job is None:  # deleted out of band: an empty id tells the engine it is gone
             return ReadResult("", {})
-        return ReadResult(id_, _outputs(props, job, props.get("submissionKey")))
+        return ReadResult(id_, _outputs(props, job, **_kept(props)))
 
     def update(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
-        # Only provider knobs reach here (everything else replaces): no API call.
         outs = {key: value for key, value in olds.items() if key not in spec.KNOB_FIELDS}
         outs.update({key: news[key] for key in spec.KNOB_FIELDS if news.get(key) is not None})
-        return UpdateResult(outs)
+        due = resubmission.next_submission(olds, news)
+        if due is None:  # only knobs changed: no API call
+            return UpdateResult(outs)
+        spec.require_valid(news)
+        _report_to_stderr()
+        from . import vertex, waiting
+
+        log.warning(
+            "%s: %s ended FAILED (%s); submitting attempt %d on %s, output kept in %s",
+            news.get("displayName"), olds.get("jobId"), due.reason, due.attempt, due.strategy,
+            ((news.get("jobSpec") or {}).get("baseOutputDirectory") or {}).get("outputUriPrefix", "no baseOutputDirectory"),
+        )
+        history = list(olds.get("history") or []) + [resubmission.history_entry(olds)]
+        with vertex.JobService(news["location"]) as service:
+            job, key = _submit(service, news, due.attempt, due.strategy)
+            job = waiting.follow(service, job, news)
+        return UpdateResult(_outputs(news, job, key=key, strategy=due.strategy, attempt=due.attempt, history=history))
 
     def delete(self, id_: str, props: dict[str, Any]) -> None:
+        name = props.get("jobName") or id_
+        on_delete = props.get("onDelete") or spec.DEFAULT_ON_DELETE
+        if on_delete == "keep":  # forget it: the job, running or not, stays in Vertex
+            return
+        _report_to_stderr()
         from . import vertex
 
         timeout = spec.duration_seconds(props.get("deleteTimeout") or spec.DEFAULT_DELETE_TIMEOUT)
-        location = props.get("location") or id_.split("/")[3]
-        with vertex.JobService(location) as service:
-            service.delete(id_, timeout)
+        with vertex.JobService(_location(name)) as service:
+            if on_delete == "cancel":
+                service.stop(name, timeout)
+                return
+            service.delete(name, timeout)
+            # Earlier attempts ended before this one was submitted; their records go too.
+            parent = name.rsplit("/customJobs/", 1)[0]
+            for past in props.get("history") or []:
+                if past.get("jobId"):
+                    service.delete(f"{parent}/customJobs/{past['jobId']}", timeout)
 
 
-def _outputs(props: dict[str, Any], job: dict[str, Any], key: str | None) -> dict[str, Any]:
+def _submit(service: Any, props: dict[str, Any], attempt: int, strategy: str) -> tuple[dict[str, Any], str]:
+    """Submits the `attempt`-th job of these inputs (or adopts it, if an earlier try landed)."""
+    body = spec.request_body(props)
+    body["jobSpec"]["scheduling"]["strategy"] = strategy
+    key = spec.submission_key(props, attempt)
+    job, adopted = service.submit(spec.parent(props), body, key)
+    if adopted:
+        log.warning("%s: adopted %s, submitted earlier under submission key %s", props.get("displayName"), job["name"], key)
+    return job, key
+
+
+def _kept(props: dict[str, Any]) -> dict[str, Any]:
+    """The provider's own outputs, which a read carries over unchanged."""
+    return {
+        "key": props.get("submissionKey"),
+        "strategy": props.get("strategy"),
+        "attempt": props.get("attempt") or 1,
+        "history": props.get("history") or [],
+    }
+
+
+def _location(name: str) -> str:
+    return name.split("/")[3]  # projects/P/locations/L/customJobs/ID
+
+
+@functools.cache
+def _report_to_stderr() -> None:
+    # The dynamic provider host has no engine connection for per-resource
+    # logs: what it writes to stderr is what `pulumi up` shows.
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("spot-training: %(message)s"))
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
+
+
+def _outputs(
+    props: dict[str, Any], job: dict[str, Any], *, key: str | None, strategy: str | None, attempt: int, history: list
+) -> dict[str, Any]:
     from . import vertex
 
     inputs = {k: v for k, v in props.items() if k != PROVIDER_KEY and k not in OUTPUT_FIELDS}
     error = job.get("error")
     return {
         **inputs,
+        "jobName": job["name"],
         "jobId": job["name"].rsplit("/", 1)[-1],
         "state": job.get("state"),
         "createTime": job.get("createTime"),
@@ -112,4 +191,7 @@ def _outputs(props: dict[str, Any], job: dict[str, Any], key: str | None) -> dic
         "error": {"code": error.get("code", 0), "message": error.get("message", "")} if error else None,
         "consoleUrl": vertex.console_url(job["name"]),
         "submissionKey": key,
+        "strategy": strategy,
+        "attempt": int(attempt),
+        "history": history,
     }

@@ -9,7 +9,7 @@ import pulumi
 import pulumi.dynamic
 
 from .provider import SpotTrainingJobProvider
-from .typed_spec import JobSpec
+from .typed_spec import JobSpec, ResubmissionPolicy
 
 
 @dataclass
@@ -22,7 +22,14 @@ class SpotTrainingJobArgs:
     display_name: Optional[pulumi.Input[str]] = None  # default: the resource's name
     labels: Optional[pulumi.Input[Mapping[str, pulumi.Input[str]]]] = None
     kms_key_name: Optional[pulumi.Input[str]] = None  # CMEK: the job's encryptionSpec
+    # What the provider does around the job (README: "When a Spot job is preempted").
+    rerun: Optional[pulumi.Input[str]] = None  # change it to submit an unchanged spec again
+    resubmission: Optional[pulumi.Input[Union[ResubmissionPolicy, Mapping[str, Any]]]] = None
+    wait_for: Optional[str] = None  # none (default), running or succeeded
+    wait_timeout: Optional[str] = None  # e.g. "600s"; at most "1800s"
+    on_delete: Optional[str] = None  # delete (default), cancel or keep
     delete_timeout: Optional[str] = None  # how long delete waits for a cancelled job, e.g. "900s"
+    replace_order: Optional[str] = None  # cancelFirst (default) or submitFirst
 
     @staticmethod
     def from_custom_job(body: Mapping[str, Any], **overrides: Any) -> "SpotTrainingJobArgs":
@@ -39,11 +46,14 @@ class SpotTrainingJobArgs:
 class SpotTrainingJob(pulumi.dynamic.Resource, module="spot-training", name="SpotTrainingJob"):
     """A CustomJob submitted to Vertex AI, by default with `scheduling.strategy: SPOT`.
 
-    Its id is the job's full name, projects/P/locations/L/customJobs/ID. Any
-    change to what defines the job resubmits it (a CustomJob is immutable);
-    `delete_timeout` changes in place.
+    Its id is the full name of the job first submitted for its spec,
+    projects/P/locations/L/customJobs/ID; `jobName` is the attempt now current
+    (they differ once a failed job was resubmitted). Any change to what defines
+    the job, or to `rerun`, submits it again (a CustomJob is immutable); the
+    other knobs change in place.
     """
 
+    jobName: pulumi.Output[str]
     jobId: pulumi.Output[str]
     state: pulumi.Output[str]
     createTime: pulumi.Output[str]
@@ -53,6 +63,9 @@ class SpotTrainingJob(pulumi.dynamic.Resource, module="spot-training", name="Spo
     error: pulumi.Output[Optional[dict]]
     consoleUrl: pulumi.Output[str]
     submissionKey: pulumi.Output[str]
+    strategy: pulumi.Output[str]  # the attempt's scheduling strategy, after any fallback
+    attempt: pulumi.Output[int]  # 1 for the first submission, +1 per resubmission
+    history: pulumi.Output[list]  # the attempts before this one: jobId, state, strategy, error
 
     def __init__(self, name: str, args: SpotTrainingJobArgs, opts: Optional[pulumi.ResourceOptions] = None) -> None:
         gcp = pulumi.Config("gcp")
@@ -64,7 +77,15 @@ class SpotTrainingJob(pulumi.dynamic.Resource, module="spot-training", name="Spo
             "labels": args.labels,
             "encryptionSpec": {"kmsKeyName": args.kms_key_name} if args.kms_key_name else None,
             "jobSpec": job_spec,
+            "rerun": args.rerun,
+            "resubmission": args.resubmission.to_rest()
+            if isinstance(args.resubmission, ResubmissionPolicy)
+            else args.resubmission,
+            "waitFor": args.wait_for,
+            "waitTimeout": args.wait_timeout,
+            "onDelete": args.on_delete,
             "deleteTimeout": args.delete_timeout,
+            "replaceOrder": args.replace_order,
             # What makes the submission key unique to this resource of this stack.
             "submissionScope": f"{pulumi.get_project()}/{pulumi.get_stack()}/{name}",
         }

@@ -34,9 +34,23 @@ MESSAGES: dict[str, dict[str, object]] = {
         "labels": STRING_MAP,
         "encryptionSpec": "EncryptionSpec",
         "jobSpec": "CustomJobSpec",
+        # The provider's knobs, not part of the CustomJob (see lifecycle.py).
+        "rerun": STRING,
+        "resubmission": "Resubmission",
+        "waitFor": enum("WaitFor"),
+        "waitTimeout": DURATION,
+        "onDelete": enum("OnDelete"),
         "deleteTimeout": DURATION,
+        "replaceOrder": enum("ReplaceOrder"),
         "submissionScope": STRING,
     },
+    # What `pulumi up` does with a job that failed (see resubmission.py).
+    "Resubmission": {
+        "maxResubmissions": INT,
+        "onOtherFailures": BOOL,
+        "fallback": list_of("FallbackRung"),
+    },
+    "FallbackRung": {"afterStockouts": INT, "strategy": enum("FallbackStrategy")},
     "EncryptionSpec": {"kmsKeyName": STRING},
     "CustomJobSpec": {
         "persistentResourceId": STRING,
@@ -141,4 +155,10 @@ ENUMS: dict[str, tuple[str, ...]] = {
     # ON_DEMAND and LOW_COST are deprecated aliases in the API; spec.py rejects
     # them with a pointer to their replacements rather than as unknown words.
     "Scheduling.Strategy": ("STANDARD", "SPOT", "FLEX_START", "ON_DEMAND", "LOW_COST"),
+    # The provider's own enums, not Vertex's.
+    "WaitFor": ("none", "running", "succeeded"),
+    "OnDelete": ("delete", "cancel", "keep"),
+    "ReplaceOrder": ("cancelFirst", "submitFirst"),
+    # `auto`: FLEX_START where every pool's machine qualifies, else STANDARD.
+    "FallbackStrategy": ("auto", "FLEX_START", "STANDARD"),
 }

@@ -21,12 +21,33 @@ from . import schema
 # Inputs that define the job. Vertex cannot change a submitted CustomJob, so a
 # change to any of them is a replacement: the job is resubmitted.
 JOB_FIELDS = ("project", "location", "displayName", "labels", "encryptionSpec", "jobSpec")
+# Not part of the CustomJob, but changing it submits the job again: the manual
+# rerun trigger.
+TRIGGER_FIELDS = ("rerun",)
 # Inputs that only steer the provider; changing them updates state in place.
-KNOB_FIELDS = ("deleteTimeout", "submissionScope")
+KNOB_FIELDS = (
+    "resubmission",
+    "waitFor",
+    "waitTimeout",
+    "onDelete",
+    "deleteTimeout",
+    "replaceOrder",
+    "submissionScope",
+)
 
 DEFAULT_STRATEGY = "SPOT"
 DEFAULT_REPLICA_COUNT = 1
+DEFAULT_WAIT_FOR = "none"
+DEFAULT_WAIT_TIMEOUT = "600s"
+DEFAULT_ON_DELETE = "delete"
 DEFAULT_DELETE_TIMEOUT = "900s"
+DEFAULT_REPLACE_ORDER = "cancelFirst"
+DEFAULT_MAX_RESUBMISSIONS = 3
+# Bounds that keep state small and `pulumi up` finite.
+MAX_RESUBMISSIONS = 10
+# The dynamic provider host serves 4 calls at once; no single call may hold
+# one of those threads longer than this, waiting or deleting.
+MAX_BLOCKING_SECONDS = 1800
 
 # The label that makes `create` idempotent (see submission_key). It takes one of
 # the 64 label slots Vertex allows, so users get 63.
@@ -127,17 +148,38 @@ def spec_hash(inputs: dict[str, Any]) -> str:
     return hashlib.sha256(_stable_json(job_definition(inputs)).encode()).hexdigest()
 
 
-def submission_key(inputs: dict[str, Any]) -> str:
-    """The label value a submission of these inputs carries.
+def submission_key(inputs: dict[str, Any], attempt: int = 1) -> str:
+    """The label value the `attempt`-th submission of these inputs carries.
 
     CreateCustomJob takes no request id, so a retried or interrupted create can
     only find out whether its job was already accepted by looking this label up.
     It is derived from the resource's scope (project, stack, resource name) and
     its job definition: the same resource with the same spec finds its own job,
-    and two stacks sharing a Vertex project never adopt each other's.
+    and two stacks sharing a Vertex project never adopt each other's. The rerun
+    trigger and the attempt number are in it too, so a rerun or a resubmission
+    after a preemption is a new submission, and its retry still finds its own.
     """
-    material = _stable_json({"scope": inputs.get("submissionScope", ""), "job": job_definition(inputs)})
+    material = _stable_json(
+        {
+            "scope": inputs.get("submissionScope", ""),
+            "job": job_definition(inputs),
+            "rerun": inputs.get("rerun"),
+            "attempt": attempt,
+        }
+    )
     return hashlib.sha256(material.encode()).hexdigest()[:32]
+
+
+def flex_start_qualifies(inputs: dict[str, Any]) -> bool:
+    """Whether the job may run with strategy FLEX_START (Dynamic Workload
+    Scheduler): on Vertex training that is for GPU machines, so every worker
+    pool must carry NVIDIA GPUs."""
+    pools = [p for p in (inputs.get("jobSpec") or {}).get("workerPoolSpecs") or [] if isinstance(p, dict) and p]
+    return bool(pools) and all(
+        str((pool.get("machineSpec") or {}).get("acceleratorType", "")).startswith("NVIDIA_")
+        and (_as_int((pool.get("machineSpec") or {}).get("acceleratorCount")) or 0) > 0
+        for pool in pools
+    )
 
 
 def duration_seconds(value: str) -> float:
@@ -461,9 +503,48 @@ def _references(k: _Known, fail: Fail) -> None:
 
 
 def _knobs(k: _Known, fail: Fail) -> None:
-    timeout = k.text(k.inputs, "deleteTimeout")
-    if timeout and _DURATION.match(timeout) and duration_seconds(timeout) <= 0:
-        fail("deleteTimeout", "must be longer than 0s")
+    for key in ("waitTimeout", "deleteTimeout"):
+        timeout = k.text(k.inputs, key)
+        if not timeout or not _DURATION.match(timeout):
+            continue
+        if duration_seconds(timeout) <= 0:
+            fail(key, "must be longer than 0s")
+        elif duration_seconds(timeout) > MAX_BLOCKING_SECONDS:
+            fail(
+                key,
+                f"is {timeout}; at most {MAX_BLOCKING_SECONDS}s: the dynamic provider host has 4 threads "
+                "for all resources, and a longer wait would stall the whole `pulumi up`",
+            )
+
+
+def _resubmission(k: _Known, fail: Fail) -> None:
+    policy = k.get(k.inputs, "resubmission", dict)
+    if policy is None:
+        return
+    limit = k.number(policy, "maxResubmissions")
+    if limit is not None and not 0 <= limit <= MAX_RESUBMISSIONS:
+        fail("resubmission.maxResubmissions", f"must be between 0 and {MAX_RESUBMISSIONS}, got {limit}")
+    rungs = [(i, r) for i, r in enumerate(k.get(policy, "fallback", list) or []) if isinstance(r, dict)]
+    if rungs and k.strategy() not in (None, "SPOT"):
+        fail("resubmission.fallback", f"falls back from SPOT; the strategy here is already {k.strategy()}")
+    previous = 0
+    for i, rung in rungs:
+        path = f"resubmission.fallback[{i}]"
+        after = k.number(rung, "afterStockouts")
+        if after is None:
+            if not k.has(rung, "afterStockouts"):
+                fail(f"{path}.afterStockouts", "is required: after how many STOCKOUT failures this rung applies")
+        elif after <= previous:
+            fail(f"{path}.afterStockouts", f"must be more than {previous} (each rung comes after the one before)")
+        else:
+            previous = after
+        if not k.has(rung, "strategy"):
+            fail(f"{path}.strategy", "is required: FLEX_START, STANDARD or auto")
+        elif k.text(rung, "strategy") == "FLEX_START" and not k.is_unknown(k.spec()) and not flex_start_qualifies(k.inputs):
+            fail(
+                f"{path}.strategy",
+                "FLEX_START needs NVIDIA GPUs in every worker pool; use STANDARD, or auto to pick FLEX_START only where it applies",
+            )
 
 
 _RULES = (
@@ -477,6 +558,7 @@ _RULES = (
     _scheduling,
     _references,
     _knobs,
+    _resubmission,
 )
 
 

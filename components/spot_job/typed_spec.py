@@ -111,3 +111,18 @@ class JobSpec(_RestShape):
         if self.base_output_directory is not None:
             body["baseOutputDirectory"] = {"outputUriPrefix": self.base_output_directory}
         return {**body, **self.extra}
+
+
+@dataclass
+class FallbackRung(_RestShape):
+    after_stockouts: int  # after this many STOCKOUT failures on SPOT ...
+    strategy: str = "auto"  # ... submit with FLEX_START, STANDARD, or auto (FLEX_START where it applies)
+
+
+@dataclass
+class ResubmissionPolicy(_RestShape):
+    """What `pulumi up` does with a job that ended FAILED (resubmission.py)."""
+
+    max_resubmissions: Optional[int] = None  # default 3
+    on_other_failures: Optional[bool] = None  # also resubmit failures other than STOCKOUT
+    fallback: Optional[Sequence[FallbackRung]] = None  # off unless set: cost safety

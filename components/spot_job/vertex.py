@@ -174,33 +174,59 @@ class JobService:
         except (exceptions.NotFound, exceptions.FailedPrecondition):
             pass  # gone, or finished meanwhile: either way nothing is left to cancel
 
-    def wait_until_terminal(self, name: str, timeout: float) -> dict[str, Any] | None:
-        """Polls until the job is terminal (or gone); TimeoutError after `timeout` seconds."""
-        last: dict[str, Any] = {}
+    def watch(
+        self,
+        name: str,
+        done: Callable[[dict[str, Any]], bool],
+        timeout: float,
+        on_change: Callable[[dict[str, Any]], None] = lambda job: None,
+    ) -> tuple[dict[str, Any] | None, bool]:
+        """Polls the job until `done(job)`, it is gone, or `timeout` seconds pass.
 
-        def terminal() -> dict[str, Any] | None:
+        Returns the job as last seen (None once it is gone) and whether `done`
+        held; `on_change` sees every state the job is found in.
+        """
+        seen: dict[str, Any] = {}
+
+        def poll() -> dict[str, Any] | None:
             job = self.get(name)
-            if job is not None and job.get("state") not in TERMINAL_STATES:
-                last["state"] = job.get("state")
+            if job is not None and job.get("state") != seen.get("job", {}).get("state"):
+                on_change(job)
+            seen["job"] = job
+            if job is not None and not done(job):
                 raise _StillActive(job.get("state"))
             return job
 
-        poll = retries.Retry(
+        backoff = retries.Retry(
             predicate=retries.if_exception_type(_StillActive), initial=1.0, maximum=15.0, multiplier=1.5, timeout=timeout
         )
         try:
-            return poll(terminal)()
-        except exceptions.RetryError as error:
-            raise TimeoutError(f"{name} is still {last.get('state')} after {timeout:.0f}s") from error
+            job = backoff(poll)()
+        except exceptions.RetryError:
+            return seen.get("job"), False
+        return job, True
+
+    def wait_until_terminal(self, name: str, timeout: float) -> dict[str, Any] | None:
+        """Polls until the job is terminal (or gone); TimeoutError after `timeout` seconds."""
+        job, finished = self.watch(name, lambda j: j.get("state") in TERMINAL_STATES, timeout)
+        if not finished:
+            raise TimeoutError(f"{name} is still {job.get('state')} after {timeout:.0f}s")
+        return job
+
+    def stop(self, name: str, timeout: float) -> dict[str, Any] | None:
+        """Cancels the job if it is active and waits until it is terminal; the record stays."""
+        job = self.get(name)
+        if job is None:
+            return None
+        if job.get("state") in ACTIVE_STATES:
+            self.cancel(name)
+        if job.get("state") in TERMINAL_STATES:
+            return job
+        return self.wait_until_terminal(name, timeout)
 
     def delete(self, name: str, timeout: float) -> None:
         """Cancels the job if it is active, waits until it is terminal, deletes it."""
-        job = self.get(name)
-        if job is None:
-            return
-        if job.get("state") in ACTIVE_STATES:
-            self.cancel(name)
-        if job.get("state") not in TERMINAL_STATES and self.wait_until_terminal(name, timeout) is None:
+        if self.stop(name, timeout) is None:
             return
         try:
             operation = self._call(

@@ -1,0 +1,71 @@
+"""`waitFor`: following a job after submitting it, without starving the provider host.
+
+The dynamic provider host serves every dynamic resource of a stack with 4
+threads. A call that waits holds one of them, so waiting is bounded twice:
+each wait by `waitTimeout` (at most spec.MAX_BLOCKING_SECONDS), and at most
+MAX_CONCURRENT_WAITS waits at a time, so reads, diffs and deletes of the other
+jobs always find a free thread. A job that cannot be waited on is not an error:
+it was submitted, its state shows on the next refresh.
+
+Imported only inside provider methods: it pulls in the Google client via vertex.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+from . import spec
+from .vertex import TERMINAL_STATES, JobService, console_url
+
+log = logging.getLogger("spot-training")
+
+MAX_CONCURRENT_WAITS = 2
+RUNNING = "JOB_STATE_RUNNING"
+SUCCEEDED = "JOB_STATE_SUCCEEDED"
+
+_slots = threading.BoundedSemaphore(MAX_CONCURRENT_WAITS)
+
+_DONE = {
+    "running": lambda job: job.get("state") == RUNNING or job.get("state") in TERMINAL_STATES,
+    "succeeded": lambda job: job.get("state") in TERMINAL_STATES,
+}
+
+
+def follow(service: JobService, job: dict[str, Any], props: dict[str, Any]) -> dict[str, Any]:
+    """The job once it reached what `waitFor` asks for, or as last seen when the wait ended."""
+    target = props.get("waitFor") or spec.DEFAULT_WAIT_FOR
+    label = props.get("displayName") or job["name"]
+    if target == "none" or _DONE[target](job):
+        return job
+    timeout = spec.duration_seconds(props.get("waitTimeout") or spec.DEFAULT_WAIT_TIMEOUT)
+    if not _slots.acquire(blocking=False):
+        log.warning(
+            "%s: not waiting for %s: %d other jobs are being waited on, and the provider host keeps its other "
+            "threads for the rest of the stack; the next refresh shows its state. %s",
+            label, target, MAX_CONCURRENT_WAITS, console_url(job["name"]),
+        )
+        return job
+    try:
+        last, reached = service.watch(job["name"], _DONE[target], timeout, lambda seen: _transition(label, seen))
+    finally:
+        _slots.release()
+    if last is None:
+        log.warning("%s: %s was deleted while being waited on", label, job["name"])
+        return job
+    if not reached:
+        log.warning(
+            "%s: still %s after %.0fs (waitTimeout); not waiting longer, the job goes on. %s",
+            label, last.get("state"), timeout, console_url(job["name"]),
+        )
+    elif target == "succeeded" and last.get("state") != SUCCEEDED:
+        log.error(
+            "%s: ended %s: %s. %s",
+            label, last.get("state"), (last.get("error") or {}).get("message", "no error reported"), console_url(job["name"]),
+        )
+    return last
+
+
+def _transition(label: str, job: dict[str, Any]) -> None:
+    log.info("%s: %s %s", label, job.get("state"), console_url(job["name"]))
