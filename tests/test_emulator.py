@@ -1,6 +1,8 @@
 """The JobService emulator, driven through the real aiplatform_v1 client over gRPC."""
 
 import re
+import threading
+import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
@@ -10,7 +12,8 @@ from google.api_core import exceptions
 from google.cloud import aiplatform_v1
 from google.cloud.aiplatform_v1.services.job_service.transports import JobServiceGrpcTransport
 
-from tests.emulator import JobServiceEmulator
+from tests.emulator import STOCKOUT_ERROR, JobServiceEmulator
+from tests.emulator.quota import SubmissionQuota
 
 PARENT = "projects/acme/locations/us-central1"
 S = aiplatform_v1.JobState
@@ -251,3 +254,219 @@ def test_start_returns_the_address_and_stop_is_idempotent():
     emu.stop()  # idempotent, so fixtures can stop unconditionally
     with emu:
         assert emu.address
+
+
+# --- faults -------------------------------------------------------------------------------
+
+
+def test_an_unavailable_injected_on_call_1_is_seen_by_the_client_and_call_2_succeeds(emu, client):
+    name = create(client).name
+    emu.inject("GetCustomJob", grpc.StatusCode.UNAVAILABLE, calls=[1])
+    with pytest.raises(exceptions.ServiceUnavailable) as raised:
+        client.get_custom_job(name=name, retry=None)
+    assert raised.value.message == "The service is currently unavailable."
+    assert client.get_custom_job(name=name, retry=None).name == name
+    assert emu.calls["GetCustomJob"] == 2
+    assert emu.failures == Counter({("GetCustomJob", "UNAVAILABLE"): 1})
+
+
+def outcomes(call, n) -> list:
+    results = []
+    for _ in range(n):
+        try:
+            call()
+            results.append("ok")
+        except exceptions.GoogleAPICallError as e:
+            results.append(type(e).__name__)
+    return results
+
+
+def test_calls_fail_only_those_call_numbers_and_times_the_next_n(emu, client):
+    name = create(client).name
+    emu.inject("GetCustomJob", grpc.StatusCode.INTERNAL, calls=[2, 4])
+    assert outcomes(lambda: client.get_custom_job(name=name), 5) == ["ok", "InternalServerError", "ok", "InternalServerError", "ok"]
+    emu.inject("ListCustomJobs", grpc.StatusCode.DEADLINE_EXCEEDED, times=2, message="slow down")
+    with pytest.raises(exceptions.DeadlineExceeded, match="slow down"):
+        list(client.list_custom_jobs(parent=PARENT))
+    assert outcomes(lambda: list(client.list_custom_jobs(parent=PARENT)), 2) == ["DeadlineExceeded", "ok"]
+
+
+def test_after_apply_creates_the_job_but_the_client_sees_the_error(emu, client):
+    emu.inject("CreateCustomJob", grpc.StatusCode.UNAVAILABLE, times=1, after_apply=True)
+    with pytest.raises(exceptions.ServiceUnavailable):
+        create(client)
+    assert [j.display_name for j in emu.jobs()] == ["resnet"]
+    assert emu.failures == Counter({("CreateCustomJob", "UNAVAILABLE"): 1})
+
+
+def test_a_fault_before_apply_leaves_nothing_behind(emu, client):
+    emu.inject("CreateCustomJob", grpc.StatusCode.UNAVAILABLE, times=1)
+    with pytest.raises(exceptions.ServiceUnavailable):
+        create(client)
+    assert emu.jobs() == []
+
+
+def test_failures_count_the_stores_own_errors_too(emu, client):
+    with pytest.raises(exceptions.NotFound):
+        client.get_custom_job(name=f"{PARENT}/customJobs/1234567890123456789")
+    with pytest.raises(exceptions.InvalidArgument):
+        create(client, display_name="")
+    assert emu.failures == Counter({("GetCustomJob", "NOT_FOUND"): 1, ("CreateCustomJob", "INVALID_ARGUMENT"): 1})
+    emu.reset_calls()
+    assert emu.failures == Counter()
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"rpc": "GetJob", "times": 1},
+        {"rpc": "GetCustomJob"},
+        {"rpc": "GetCustomJob", "times": 1, "calls": [1]},
+        {"rpc": "GetCustomJob", "times": 0},
+        {"rpc": "GetCustomJob", "calls": [0]},
+        {"rpc": "GetCustomJob", "calls": []},
+    ],
+)
+def test_inject_rejects_an_unknown_rpc_or_an_unclear_choice_of_calls(emu, kwargs):
+    with pytest.raises(ValueError):
+        emu.inject(code=grpc.StatusCode.UNAVAILABLE, **kwargs)
+
+
+def test_clear_faults_drops_faults_and_delays(emu, client):
+    name = create(client).name
+    emu.inject("GetCustomJob", grpc.StatusCode.UNAVAILABLE, times=5)
+    emu.delay("GetCustomJob", 30)
+    emu.clear_faults()
+    assert client.get_custom_job(name=name, timeout=10).name == name
+
+
+# --- latency ------------------------------------------------------------------------------
+
+
+def test_a_delayed_call_answers_no_sooner_than_the_delay(emu, client):
+    name = create(client).name
+    emu.delay("GetCustomJob", 0.3, calls=[1])
+    started = time.monotonic()
+    assert client.get_custom_job(name=name).name == name
+    assert time.monotonic() - started >= 0.3
+
+
+def test_a_client_that_gives_up_during_an_after_apply_delay_leaves_the_job_created(emu, client):
+    emu.delay("CreateCustomJob", 30)  # after_apply by default; the fixture's stop() ends the wait
+    with pytest.raises(exceptions.DeadlineExceeded):
+        client.create_custom_job(parent=PARENT, custom_job=job(), timeout=1)
+    assert [j.display_name for j in emu.jobs()] == ["resnet"]
+
+
+def emulator_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name.startswith("job-service-emulator")]
+
+
+def test_stop_ends_a_pending_delay_at_once_without_carrying_out_the_call(emu, client):
+    emu.delay("CreateCustomJob", 60, after_apply=False)
+    with ThreadPoolExecutor(max_workers=1) as caller:
+        pending = caller.submit(client.create_custom_job, parent=PARENT, custom_job=job(), timeout=30)
+        while emu.calls["CreateCustomJob"] == 0:
+            time.sleep(0.01)
+        serving = emulator_threads()
+        emu.stop()
+        assert isinstance(pending.exception(timeout=10), exceptions.GoogleAPICallError)
+    for thread in serving:
+        thread.join(timeout=10)
+    assert not any(t.is_alive() for t in serving)
+    assert emu.jobs() == []
+
+
+# --- preemption and scripts ----------------------------------------------------------------
+
+
+def test_preempt_fails_the_job_with_the_stockout_error(emu, client):
+    running, queued = create(client).name, create(client).name
+    emu.set_state(running, "JOB_STATE_RUNNING")
+    emu.preempt(running)
+    emu.preempt(queued)
+    for name in (running, queued):
+        got = client.get_custom_job(name=name)
+        assert (got.state, got.error.code) == (S.JOB_STATE_FAILED, 8)
+        assert "STOCKOUT" in got.error.message and (got.error.code, got.error.message) == STOCKOUT_ERROR
+        assert got.start_time and got.end_time >= got.start_time
+    with pytest.raises(ValueError):
+        emu.preempt(running)
+
+
+def test_a_script_walks_queued_running_stockout_over_successive_gets(emu, client):
+    emu.script("JOB_STATE_QUEUED", "JOB_STATE_RUNNING", "STOCKOUT")
+    name = create(client).name
+    assert client.get_custom_job(name=name).state == S.JOB_STATE_QUEUED
+    for _ in range(2):  # lists do not advance a script
+        assert [j.state for j in client.list_custom_jobs(parent=PARENT)] == [S.JOB_STATE_QUEUED]
+    running = client.get_custom_job(name=name)
+    assert running.state == S.JOB_STATE_RUNNING and running.start_time
+    states = [client.get_custom_job(name=name) for _ in range(2)]
+    assert [j.state for j in states] == [S.JOB_STATE_FAILED] * 2  # exhausted: it stays where it is
+    assert (states[-1].error.code, states[-1].error.message) == STOCKOUT_ERROR
+    assert states[-1].end_time >= states[-1].start_time
+
+
+def test_scripts_go_to_the_next_jobs_created_in_order(emu, client):
+    emu.script("JOB_STATE_RUNNING")
+    emu.script(("JOB_STATE_FAILED", (13, "The replica workerpool0-0 exited with a non-zero status of 1.")))
+    with pytest.raises(exceptions.InvalidArgument):
+        create(client, display_name="")  # never created, so it takes no script
+    first, second, plain = (create(client).name for _ in range(3))
+    assert client.get_custom_job(name=first).state == S.JOB_STATE_RUNNING
+    failed = client.get_custom_job(name=second)
+    assert (failed.state, failed.error.code) == (S.JOB_STATE_FAILED, 13)
+    assert client.get_custom_job(name=plain).state == S.JOB_STATE_QUEUED
+
+
+def test_cancel_drops_the_rest_of_a_script(emu, client):
+    emu.script("JOB_STATE_RUNNING", "JOB_STATE_SUCCEEDED")
+    name = create(client).name
+    assert client.get_custom_job(name=name).state == S.JOB_STATE_RUNNING
+    client.cancel_custom_job(name=name)
+    assert [client.get_custom_job(name=name).state for _ in range(2)] == [S.JOB_STATE_CANCELLING, S.JOB_STATE_CANCELLED]
+
+
+@pytest.mark.parametrize("steps", [(), ("JOB_STATE_BOGUS",), (("RUNNING", None),)])
+def test_script_rejects_an_empty_script_or_unknown_state(emu, steps):
+    with pytest.raises(ValueError):
+        emu.script(*steps)
+
+
+# --- submission quota ------------------------------------------------------------------------
+
+
+def test_the_quota_is_a_sliding_window_per_region_that_rejections_do_not_use():
+    now = [0.0]
+    quota = SubmissionQuota(3, clock=lambda: now[0])
+    admitted = []
+    for t in (0, 10, 20, 59.9, 60, 65, 70):
+        now[0] = t
+        admitted.append(quota.admit("us-central1"))
+    assert admitted == [True, True, True, False, True, False, True]
+    assert quota.admit("europe-west4")
+
+
+def test_the_quota_rejects_the_submission_past_the_limit_until_the_window_passes(emu, client):
+    emu.submission_quota(3, time_scale=120)  # one emulated minute is half a real second
+    for _ in range(3):
+        create(client)
+    with pytest.raises(exceptions.ResourceExhausted) as raised:
+        create(client)
+    assert raised.value.message.startswith("Quota exceeded for quota metric 'Custom job creation requests'")
+    assert "for consumer 'project_number:acme'" in raised.value.message
+    client.create_custom_job(parent="projects/acme/locations/europe-west4", custom_job=job())  # another region's quota
+    assert emu.failures == Counter({("CreateCustomJob", "RESOURCE_EXHAUSTED"): 1})
+    time.sleep(0.6)
+    create(client)
+    assert len(emu.jobs()) == 5
+    emu.submission_quota(None)
+    for _ in range(5):
+        create(client)
+
+
+def test_a_create_failed_before_apply_uses_no_quota(emu, client):
+    emu.submission_quota(1)
+    emu.inject("CreateCustomJob", grpc.StatusCode.UNAVAILABLE, times=1)
+    assert outcomes(lambda: create(client), 3) == ["ServiceUnavailable", "ok", "ResourceExhausted"]

@@ -1,13 +1,17 @@
 """JobServiceEmulator: the server lifecycle plus the test-control surface over the store."""
 
+import threading
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from typing import Optional
+from typing import Iterable, Optional
 
 import grpc
 from google.cloud import aiplatform_v1
 
-from tests.emulator.servicer import JobServiceServicer
+from tests.emulator.clock import scaled_clock
+from tests.emulator.lifecycle import StepSpec, parse_steps
+from tests.emulator.quota import SubmissionQuota
+from tests.emulator.servicer import RPCS, JobServiceServicer
 from tests.emulator.store import JobStore
 
 
@@ -18,13 +22,16 @@ class JobServiceEmulator:
         self._store = JobStore()
         self._server: Optional[grpc.Server] = None
         self._executor: Optional[ThreadPoolExecutor] = None
+        self._stopped: Optional[threading.Event] = None
         self.address: Optional[str] = None
 
     def start(self) -> str:
         if self._server is not None:
             raise RuntimeError(f"emulator already serving on {self.address}")
         self._executor = ThreadPoolExecutor(max_workers=8, thread_name_prefix="job-service-emulator")
-        self._server = grpc.server(self._executor, handlers=JobServiceServicer(self._store).handlers())
+        self._stopped = threading.Event()  # one per run, so a restart cannot put back to sleep calls a stop woke
+        servicer = JobServiceServicer(self._store, self._stopped)
+        self._server = grpc.server(self._executor, handlers=servicer.handlers())
         port = self._server.add_insecure_port("127.0.0.1:0")
         self._server.start()
         self.address = f"127.0.0.1:{port}"
@@ -33,6 +40,7 @@ class JobServiceEmulator:
     def stop(self) -> None:
         if self._server is None:
             return
+        self._stopped.set()  # first, so delayed calls end now instead of holding executor threads
         self._server.stop(grace=0).wait()
         self._executor.shutdown(wait=False)  # grpc does not own the executor it was given
         self._server = self._executor = None
@@ -48,8 +56,62 @@ class JobServiceEmulator:
     def calls(self) -> Counter:
         return self._store.calls
 
+    @property
+    def failures(self) -> Counter:
+        """(rpc, status code name such as "UNAVAILABLE") -> errors answered: injected, quota or the store's own."""
+        return self._store.failures
+
     def reset_calls(self) -> None:
+        """Zero `calls` and `failures`; call numbers in inject() and delay() count from here again."""
         self._store.reset_calls()
+
+    def inject(
+        self,
+        rpc: str,
+        code: grpc.StatusCode,
+        *,
+        calls: Optional[Iterable[int]] = None,
+        times: Optional[int] = None,
+        message: Optional[str] = None,
+        after_apply: bool = False,
+    ) -> None:
+        """Fail calls of `rpc` with `code`: the 1-based call numbers in `calls` (as counted by `calls[rpc]`),
+        or the next `times` calls; exactly one of the two. `message` defaults to Google's text for the code.
+        after_apply=True carries the request out and then fails it, as when the answer is lost on the way.
+        Where several faults match a call the earliest injected one wins."""
+        _check_rpc(rpc)
+        with self._store.lock:
+            self._store.faults.inject(rpc, code, calls, times, message, after_apply)
+
+    def delay(
+        self,
+        rpc: str,
+        seconds: float,
+        *,
+        calls: Optional[Iterable[int]] = None,
+        times: Optional[int] = None,
+        after_apply: bool = True,
+    ) -> None:
+        """Answer calls of `rpc` `seconds` late: those in `calls`, the next `times`, or with neither every call.
+        after_apply=True carries the request out before the wait, so a client that gives up meanwhile
+        still leaves its effect behind; False waits first. stop() ends every pending wait at once."""
+        _check_rpc(rpc)
+        with self._store.lock:
+            self._store.faults.delay(rpc, seconds, calls, times, after_apply)
+
+    def clear_faults(self) -> None:
+        """Drop every injected fault and delay; the submission quota stays."""
+        with self._store.lock:
+            self._store.faults.clear()
+
+    def submission_quota(self, per_minute: Optional[int] = 60, *, time_scale: float = 1.0) -> None:
+        """Cap CreateCustomJob at `per_minute` per region in any sliding 60 s, as Vertex does; None lifts it.
+        The window runs on an emulated clock `time_scale` times faster than real time. Calls the quota
+        rejects do not count against it, but an admitted one counts even if it then fails validation, as
+        Google meters requests before the service reads them. Enabling it again starts an empty window."""
+        quota = None if per_minute is None else SubmissionQuota(per_minute, scaled_clock(time_scale))
+        with self._store.lock:
+            self._store.quota = quota
 
     @property
     def hold_cancelling(self) -> bool:
@@ -83,6 +145,22 @@ class JobServiceEmulator:
         """One step along QUEUED -> PENDING -> RUNNING -> SUCCEEDED."""
         self._store.advance(name)
 
+    def preempt(self, name: str) -> None:
+        """End a live job FAILED with STOCKOUT_ERROR, as Vertex does once Spot VM preemptions outlast its
+        restarts; a job preempted before it was seen running gets a start_time too. ValueError if it ended."""
+        self._store.preempt(name)
+
+    def script(self, *steps: StepSpec) -> None:
+        """Queue a lifecycle for the next job created (scripts go to jobs in creation order). Each step is a
+        state name, (state name, (code, message)), or "STOCKOUT"; every GetCustomJob of the job first takes
+        one step. Once the steps run out, or the job is cancelled, it behaves like any other job."""
+        self._store.script(parse_steps(steps))
+
     def remove(self, name: str) -> None:
         """Delete out of band, as if from the console."""
         self._store.remove(name)
+
+
+def _check_rpc(rpc: str) -> None:
+    if rpc not in RPCS:
+        raise ValueError(f"unknown rpc {rpc!r}; expected one of {sorted(RPCS)}")

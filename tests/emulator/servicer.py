@@ -1,6 +1,7 @@
 """gRPC handlers for google.cloud.aiplatform.v1.JobService and google.longrunning.Operations."""
 
-from typing import Callable
+import threading
+from typing import Callable, Optional
 
 import grpc
 from google.cloud import aiplatform_v1
@@ -9,6 +10,7 @@ from google.longrunning import operations_pb2
 from google.protobuf import empty_pb2
 
 from tests.emulator.errors import ApiError
+from tests.emulator.faults import Delay, Fault
 from tests.emulator.store import JobStore
 
 JOB_SERVICE = "google.cloud.aiplatform.v1.JobService"
@@ -25,11 +27,13 @@ _JOB_RPCS = {
 _OPERATION_RPCS = {
     "GetOperation": (operations_pb2.GetOperationRequest.FromString, operations_pb2.Operation.SerializeToString),
 }
+RPCS = frozenset(_JOB_RPCS) | frozenset(_OPERATION_RPCS)
 
 
 class JobServiceServicer:
-    def __init__(self, store: JobStore):
+    def __init__(self, store: JobStore, stopped: threading.Event):
         self._store = store
+        self._stopped = stopped
 
     def CreateCustomJob(self, request):
         return self._store.create(request.parent, request.custom_job)
@@ -65,10 +69,34 @@ class JobServiceServicer:
     def _dispatch(self, rpc: str, handler: Callable) -> Callable:
         # The one place every call passes through: fault injection, latency and quotas belong here.
         def call(request, context: grpc.ServicerContext):
-            self._store.count(rpc)
+            fault, delay = self._store.begin(rpc)
+            if delay and not delay.after_apply:
+                self._wait(delay, context)
             try:
-                return handler(request)
+                answer = self._apply(rpc, handler, request, fault)
             except ApiError as e:
-                context.abort(e.code, e.message)
+                answer = e
+            if delay and delay.after_apply:
+                self._wait(delay, context)  # the answer is late, whether it is a result or an error
+            if isinstance(answer, ApiError):
+                self._store.failed(rpc, answer.code)
+                context.abort(answer.code, answer.message)
+            return answer
 
         return call
+
+    def _apply(self, rpc: str, handler: Callable, request, fault: Optional[Fault]):
+        if fault and not fault.after_apply:
+            raise fault.error()
+        if rpc == "CreateCustomJob":
+            self._store.meter(request.parent)  # a call rejected before this point does not use quota
+        answer = handler(request)
+        if fault:
+            raise fault.error()  # after_apply: done, but the client hears it failed
+        return answer
+
+    def _wait(self, delay: Delay, context: grpc.ServicerContext) -> None:
+        # Sleep on the stop event, not time.sleep: a stopping emulator must not wait out a long delay,
+        # nor carry out a request whose client is gone.
+        if self._stopped.wait(delay.seconds):
+            context.abort(grpc.StatusCode.UNAVAILABLE, "The emulator stopped.")

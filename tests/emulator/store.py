@@ -1,10 +1,11 @@
-"""The emulator's jobs, operations and call counts, and the CustomJob state machine, under one lock."""
+"""The emulator's jobs, operations, call counts, faults and quota, and the CustomJob state machine, under one lock."""
 
 import itertools
 import random
 import threading
-from collections import Counter
+from collections import Counter, deque
 from datetime import datetime, timezone
+from typing import Optional
 
 import grpc
 from google.cloud import aiplatform_v1
@@ -13,8 +14,11 @@ from google.protobuf import any_pb2, empty_pb2
 from google.rpc import status_pb2
 
 from tests.emulator.errors import ApiError, invalid
+from tests.emulator.faults import Delay, Fault, FaultPlan
 from tests.emulator.filters import compile_filter
-from tests.emulator.validation import check_custom_job, check_parent
+from tests.emulator.lifecycle import PREEMPTION, STOCKOUT_ERROR, Step
+from tests.emulator.quota import SubmissionQuota, exceeded
+from tests.emulator.validation import PARENT, check_custom_job, check_parent
 
 CustomJob = aiplatform_v1.CustomJob
 S = aiplatform_v1.JobState
@@ -39,6 +43,9 @@ class JobStore:
     def __init__(self):
         self.lock = threading.Lock()
         self.calls: Counter = Counter()
+        self.failures: Counter = Counter()  # (rpc, status code name) of every error answered
+        self.faults = FaultPlan()
+        self.quota: Optional[SubmissionQuota] = None
         self.hold_cancelling = False
         self.cancel_polls = 1
         self._jobs: dict[str, CustomJob] = {}
@@ -46,11 +53,29 @@ class JobStore:
         self._counter = itertools.count(1)
         self._cancel_gets: dict[str, int] = {}
         self._operations: dict[str, operations_pb2.Operation] = {}
+        self._queued_scripts: deque[tuple[Step, ...]] = deque()  # for the next jobs created, in order
+        self._scripts: dict[str, deque[Step]] = {}
         self._random = random.Random()  # private, so a test seeding `random` cannot make ids collide
 
-    def count(self, rpc: str) -> None:
+    # --- call bookkeeping, for the servicer's dispatch ------------------------------------
+
+    def begin(self, rpc: str) -> tuple[Optional[Fault], Optional[Delay]]:
+        """Count the call, then what the fault plan has in store for that call number."""
         with self.lock:
             self.calls[rpc] += 1
+            return self.faults.take(rpc, self.calls[rpc])
+
+    def meter(self, parent: str) -> None:
+        """Charge one submission to the parent's region, or raise the quota error."""
+        match = PARENT.fullmatch(parent)
+        with self.lock:
+            # A malformed parent is left to create() to reject, as Vertex names it rather than the quota.
+            if self.quota is not None and match and not self.quota.admit(match["location"]):
+                raise exceeded(match["project"])
+
+    def failed(self, rpc: str, code: grpc.StatusCode) -> None:
+        with self.lock:
+            self.failures[rpc, code.name] += 1
 
     # --- RPCs: raise ApiError -------------------------------------------------------------
 
@@ -70,12 +95,16 @@ class JobStore:
             stored.update_time = now
             self._jobs[name] = stored
             self._seq[name] = next(self._counter)
+            if self._queued_scripts:
+                self._scripts[name] = deque(self._queued_scripts.popleft())
             return _copy(stored)
 
     def get(self, name: str) -> CustomJob:
         with self.lock:
             job = self._find(name)
-            if job.state == S.JOB_STATE_CANCELLING and not self.hold_cancelling:
+            if name in self._scripts:
+                self._step(job)
+            elif job.state == S.JOB_STATE_CANCELLING and not self.hold_cancelling:
                 seen = self._cancel_gets.get(name, 0)
                 if seen >= self.cancel_polls:
                     self._transition(job, S.JOB_STATE_CANCELLED, (1, "CANCELLED"))
@@ -108,6 +137,7 @@ class JobStore:
             job = self._find(name)
             if job.state in TERMINAL:
                 raise ApiError(grpc.StatusCode.FAILED_PRECONDITION, f"The CustomJob {name} is already in state {job.state.name} and cannot be cancelled")
+            self._scripts.pop(name, None)  # the cancel overrides whatever the script had planned
             if job.state != S.JOB_STATE_CANCELLING:
                 self._transition(job, S.JOB_STATE_CANCELLING)
 
@@ -160,6 +190,18 @@ class JobStore:
                 raise ValueError(f"{name} is {job.state.name}; advance() only walks QUEUED -> PENDING -> RUNNING -> SUCCEEDED")
             self._transition(job, _NEXT[job.state])
 
+    def preempt(self, name: str) -> None:
+        with self.lock:
+            job = self._jobs[name]
+            if job.state in TERMINAL:
+                raise ValueError(f"{name} already ended {job.state.name}; only a live job can be preempted")
+            self._scripts.pop(name, None)
+            self._preempt(job)
+
+    def script(self, steps: tuple[Step, ...]) -> None:
+        with self.lock:
+            self._queued_scripts.append(steps)
+
     def remove(self, name: str) -> None:
         with self.lock:
             self._jobs[name]  # KeyError for an unknown job, like job()
@@ -168,6 +210,7 @@ class JobStore:
     def reset_calls(self) -> None:
         with self.lock:
             self.calls.clear()
+            self.failures.clear()
 
     # --- helpers; the lock is held --------------------------------------------------------
 
@@ -179,12 +222,28 @@ class JobStore:
     def _drop(self, name: str) -> None:
         del self._jobs[name], self._seq[name]
         self._cancel_gets.pop(name, None)
+        self._scripts.pop(name, None)
 
     def _new_name(self, parent: str) -> str:
         while True:
             name = f"{parent}/customJobs/{self._random.randrange(10**18, 10**19)}"
             if name not in self._jobs:
                 return name
+
+    def _step(self, job: CustomJob) -> None:
+        script = self._scripts[job.name]
+        step = script.popleft()
+        if not script:
+            del self._scripts[job.name]  # exhausted: from here on the job behaves like any other
+        if step == PREEMPTION:
+            self._preempt(job)
+        else:
+            self._transition(job, *step)
+
+    def _preempt(self, job: CustomJob) -> None:
+        self._transition(job, S.JOB_STATE_FAILED, STOCKOUT_ERROR)
+        if not job.start_time:  # Spot VMs are only reclaimed from a job that was running on them
+            job.start_time = job.end_time
 
     def _transition(self, job: CustomJob, state: S, error=None) -> None:
         now = _now()

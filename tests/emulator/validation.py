@@ -6,14 +6,14 @@ from google.cloud import aiplatform_v1
 
 from tests.emulator.errors import invalid
 
-_PARENT = re.compile(r"projects/[^/]+/locations/[^/]+")
+PARENT = re.compile(r"projects/(?P<project>[^/]+)/locations/(?P<location>[^/]+)")
 _LABEL_KEY = re.compile(r"[a-z][a-z0-9_-]{0,62}")
 _LABEL_VALUE = re.compile(r"[a-z0-9_-]{0,63}")
 MAX_LABELS = 64
 
 
 def check_parent(parent: str) -> None:
-    if not _PARENT.fullmatch(parent):
+    if not PARENT.fullmatch(parent):
         raise invalid(f"parent must be of the form projects/{{project}}/locations/{{location}}, got {parent!r}")
 
 

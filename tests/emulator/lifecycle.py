@@ -1,0 +1,36 @@
+"""Scripted job lifecycles, and the error Vertex ends a job with when its Spot VMs are taken back."""
+
+from typing import Iterable, Optional, Union
+
+from google.cloud import aiplatform_v1
+
+S = aiplatform_v1.JobState
+JobError = tuple[int, str]  # google.rpc.Status (code, message)
+Step = tuple[S, Optional[JobError]]
+StepSpec = Union[str, tuple[str, JobError]]
+
+# Code 8 is RESOURCE_EXHAUSTED. Compute Engine restarts a preempted Spot VM itself; Vertex fails the
+# job only once it has given up, so the message carries the restart count and the STOCKOUT reason.
+STOCKOUT_ERROR: JobError = (
+    8,
+    "The replica workerpool0-0 could not be scheduled: Spot VM capacity was reclaimed (STOCKOUT). "
+    "The job was restarted 6 times and failed.",
+)
+PREEMPTION: Step = (S.JOB_STATE_FAILED, STOCKOUT_ERROR)
+
+
+def parse_steps(specs: Iterable[StepSpec]) -> tuple[Step, ...]:
+    """"JOB_STATE_RUNNING", ("JOB_STATE_FAILED", (code, message)) or "STOCKOUT" -> (state, error)."""
+    steps = tuple(_parse(spec) for spec in specs)
+    if not steps:
+        raise ValueError("a script needs at least one step")
+    return steps
+
+
+def _parse(spec: StepSpec) -> Step:
+    if spec == "STOCKOUT":
+        return PREEMPTION
+    name, error = (spec, None) if isinstance(spec, str) else spec
+    if name not in S.__members__:
+        raise ValueError(f"unknown job state {name!r} in script step {spec!r}")
+    return S[name], error
