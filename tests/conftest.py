@@ -9,3 +9,16 @@ def emulator(monkeypatch):
     with JobServiceEmulator() as emu:
         monkeypatch.setenv("AIPLATFORM_EMULATOR_HOST", emu.address)
         yield emu
+
+
+@pytest.fixture
+def fast_pace(monkeypatch):
+    """Backoff and polling in milliseconds, so fault tests do not sleep for seconds.
+
+    Only the pace changes: which errors are retried, and for how long, is the
+    provider's own.
+    """
+    from components.spot_job import vertex
+
+    monkeypatch.setattr(vertex, "BACKOFF", vertex.Pace(initial=0.01, maximum=0.05, multiplier=2.0))
+    monkeypatch.setattr(vertex, "POLL", vertex.Pace(initial=0.01, maximum=0.05, multiplier=1.5))

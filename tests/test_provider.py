@@ -169,3 +169,39 @@ def test_a_preview_with_an_image_not_known_yet_checks_clean_and_plans_a_resubmis
     assert provider.check(outs, news).failures == []
     result = provider.diff("id", outs, news)
     assert (result.changes, result.replaces) == (True, ["jobSpec"])
+
+
+def test_on_delete_keep_only_forgets_the_job(emulator):
+    job_id, outs = created(emulator, inputs(onDelete="keep"))
+    emulator.set_state(job_id, "JOB_STATE_RUNNING")
+    emulator.reset_calls()
+    provider.delete(job_id, outs)
+    assert sum(emulator.calls.values()) == 0
+    assert emulator.job(job_id).state.name == "JOB_STATE_RUNNING"  # it runs on, in Vertex's hands
+
+
+def test_on_delete_cancel_stops_the_job_and_keeps_its_record(emulator):
+    job_id, outs = created(emulator, inputs(onDelete="cancel"))
+    emulator.set_state(job_id, "JOB_STATE_RUNNING")
+    provider.delete(job_id, outs)
+    assert emulator.job(job_id).state.name == "JOB_STATE_CANCELLED"
+    assert emulator.calls["DeleteCustomJob"] == 0
+
+
+def test_replacement_cancels_the_old_job_first_unless_told_to_submit_first(emulator):
+    _, outs = created(emulator)
+    changed = inputs(displayName="resnet-v2")
+    assert provider.diff("id", outs, changed).delete_before_replace is True
+    submit_first = provider.diff("id", outs, {**changed, "replaceOrder": "submitFirst"})
+    assert (submit_first.replaces, submit_first.delete_before_replace) == (["displayName"], False)
+
+
+def test_changing_rerun_submits_the_unchanged_spec_again(emulator):
+    first_id, outs = created(emulator)
+    again = inputs(rerun="2026-12-02")
+    result = provider.diff(first_id, outs, again)
+    assert (result.changes, result.replaces) == (True, ["rerun"])
+    second_id, _ = created(emulator, again)
+    assert second_id != first_id  # a new submission key: not adopted as the old job
+    assert len(emulator.jobs()) == 2
+    assert provider.diff(second_id, provider.read(second_id, _).outs, again).changes is False

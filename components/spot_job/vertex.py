@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import grpc
@@ -33,6 +34,21 @@ READ_DEADLINE = 120.0  # a read, across its retries
 # Submissions share a 60-per-minute regional quota: give a burst more than a
 # minute of backoff before calling RESOURCE_EXHAUSTED final.
 SUBMIT_DEADLINE = 300.0
+
+
+@dataclass(frozen=True)
+class Pace:
+    """Exponential backoff, in seconds (google-api-core jitters each sleep)."""
+
+    initial: float
+    maximum: float
+    multiplier: float
+
+
+BACKOFF = Pace(initial=1.0, maximum=32.0, multiplier=2.0)  # after a transient error
+# While waiting on a job: quick at first, then every 15 s, well inside the
+# 600 requests per minute per region that JobService allows.
+POLL = Pace(initial=1.0, maximum=15.0, multiplier=1.5)
 
 ACTIVE_STATES = frozenset(
     {"JOB_STATE_QUEUED", "JOB_STATE_PENDING", "JOB_STATE_RUNNING", "JOB_STATE_PAUSED", "JOB_STATE_UPDATING"}
@@ -73,9 +89,9 @@ def _log_retry(error: Exception) -> None:
 def _transient_retry(deadline: float) -> retries.Retry:
     return retries.Retry(
         predicate=retries.if_exception_type(*_TRANSIENT),
-        initial=1.0,
-        maximum=32.0,
-        multiplier=2.0,
+        initial=BACKOFF.initial,
+        maximum=BACKOFF.maximum,
+        multiplier=BACKOFF.multiplier,
         timeout=deadline,
         on_error=_log_retry,
     )
@@ -198,7 +214,11 @@ class JobService:
             return job
 
         backoff = retries.Retry(
-            predicate=retries.if_exception_type(_StillActive), initial=1.0, maximum=15.0, multiplier=1.5, timeout=timeout
+            predicate=retries.if_exception_type(_StillActive),
+            initial=POLL.initial,
+            maximum=POLL.maximum,
+            multiplier=POLL.multiplier,
+            timeout=timeout,
         )
         try:
             job = backoff(poll)()
@@ -252,7 +272,8 @@ class JobService:
         except exceptions.InvalidArgument as error:
             raise VertexError(f"Vertex AI rejected the request to {action}: {error.message}") from error
         except exceptions.NotFound as error:
-            if method is self._client.create_custom_job:
+            # On a call that names only the parent, NOT_FOUND means the parent itself.
+            if method in (self._client.create_custom_job, self._client.list_custom_jobs):
                 raise VertexError(
                     f"Vertex AI could not {action}: {error.message}. Check the project and location, and that the "
                     "API is enabled: gcloud services enable aiplatform.googleapis.com"
