@@ -114,3 +114,54 @@ def test_the_provider_module_imports_without_the_google_client_or_resources():
     )
     out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_a_host_killed_before_the_answer_arrived_leaves_one_job_which_the_rerun_adopts(emulator, program_inputs):
+    """`pulumi up` dies after Vertex accepted the job and before the engine heard of it."""
+    import threading
+    import time
+
+    emulator.delay("CreateCustomJob", 60, after_apply=True)  # the job lands; the answer hangs
+    with ProviderHost({"AIPLATFORM_EMULATOR_HOST": emulator.address}) as doomed:
+        inputs = deserialize(doomed.check(URN, {}, program_inputs).inputs)
+        threading.Thread(target=lambda: _swallow(lambda: doomed.create(URN, inputs)), daemon=True).start()
+        deadline = time.monotonic() + 30
+        while not emulator.jobs() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(emulator.jobs()) == 1
+        doomed.process.kill()
+    emulator.clear_faults()
+
+    with ProviderHost({"AIPLATFORM_EMULATOR_HOST": emulator.address}) as rerun:
+        created = rerun.create(URN, inputs)
+    [job] = emulator.jobs()
+    assert created.id == job.name
+    assert emulator.calls["CreateCustomJob"] == 1  # the rerun looked the label up and adopted
+
+
+def _swallow(call):
+    try:
+        call()
+    except Exception:  # the host was killed under it: that is the point
+        pass
+
+
+def test_a_preempted_job_is_resubmitted_through_the_host_as_the_engine_drives_an_up(host, emulator, program_inputs):
+    inputs = deserialize(host.check(URN, {}, program_inputs).inputs)
+    created = host.create(URN, inputs)
+    emulator.preempt(created.id)
+
+    refreshed = deserialize(host.read(URN, created.id, deserialize(created.properties)).properties)
+    assert refreshed["state"] == "JOB_STATE_FAILED"
+    diff = host.diff(URN, created.id, refreshed, inputs)
+    assert diff.changes == provider_pb2.DiffResponse.DIFF_SOME and list(diff.replaces) == []
+
+    updated = deserialize(host.update(URN, created.id, refreshed, inputs).properties)
+    assert updated["attempt"] == 2 and updated["jobName"] != created.id
+    assert [h["jobId"] for h in updated["history"]] == [refreshed["jobId"]]
+    assert len(emulator.jobs()) == 2
+
+    # The next up refreshes the new attempt (attempt now a double off the wire) and leaves it be.
+    again = deserialize(host.read(URN, created.id, updated).properties)
+    assert again["jobName"] == updated["jobName"] and again["state"] == "JOB_STATE_QUEUED"
+    assert host.diff(URN, created.id, again, inputs).changes == provider_pb2.DiffResponse.DIFF_NONE
