@@ -99,6 +99,31 @@ def test_submission_key_is_stable_per_scope_and_spec():
     assert len(spec.submission_key(one)) <= 63  # it is a label value
 
 
+def test_a_rerun_and_each_attempt_have_their_own_submission_key():
+    one = job_inputs(submissionScope="spot-training/dev/resnet")
+    keys = {
+        spec.submission_key(one),
+        spec.submission_key(one, attempt=2),
+        spec.submission_key({**one, "rerun": "1"}),
+        spec.submission_key({**one, "rerun": "1"}, attempt=2),
+    }
+    assert len(keys) == 4
+
+
+def test_the_lifecycle_knobs_are_not_part_of_the_job_definition():
+    knobs = {"rerun": "2", "waitFor": "running", "waitTimeout": "60s", "onDelete": "keep", "replaceOrder": "submitFirst", "resubmission": {"maxResubmissions": 1}}
+    assert spec.job_definition(job_inputs(**knobs)) == spec.job_definition(job_inputs())
+    assert spec.request_body(job_inputs(**knobs)) == spec.request_body(job_inputs())
+    assert failures_at(job_inputs(**knobs)) == {}
+
+
+def test_flex_start_applies_to_gpu_machines_only():
+    gpu = with_machine(machineType="g2-standard-8", acceleratorType="NVIDIA_L4", acceleratorCount=1)
+    assert spec.flex_start_qualifies(gpu)
+    assert not spec.flex_start_qualifies(job_inputs())
+    assert failures_at({**gpu, "resubmission": {"fallback": [{"afterStockouts": 1, "strategy": "FLEX_START"}]}}) == {}
+
+
 def test_request_body_is_the_docs_body_with_defaults():
     body = spec.request_body(job_inputs())
     assert set(body) == {"displayName", "jobSpec"}
@@ -184,6 +209,18 @@ RULES = [
     ("an env var set twice", lambda: with_pool(0, containerSpec={"imageUri": "gcr.io/a/b", "env": [{"name": "A", "value": "1"}, {"name": "A", "value": "2"}]}), "jobSpec.workerPoolSpecs[0].containerSpec.env[1].name"),
     ("args as a string", lambda: with_pool(0, containerSpec={"imageUri": "gcr.io/a/b", "args": "--epochs=3"}), "jobSpec.workerPoolSpecs[0].containerSpec.args"),
     ("a malformed delete timeout", lambda: job_inputs(deleteTimeout="15m"), "deleteTimeout"),
+    ("a delete timeout past the host's limit", lambda: job_inputs(deleteTimeout="3600s"), "deleteTimeout"),
+    ("a wait timeout of zero", lambda: job_inputs(waitTimeout="0s"), "waitTimeout"),
+    ("an unknown waitFor", lambda: job_inputs(waitFor="done"), "waitFor"),
+    ("an unknown onDelete", lambda: job_inputs(onDelete="forget"), "onDelete"),
+    ("an unknown replaceOrder", lambda: job_inputs(replaceOrder="parallel"), "replaceOrder"),
+    ("too many resubmissions", lambda: job_inputs(resubmission={"maxResubmissions": 11}), "resubmission.maxResubmissions"),
+    ("a typo in the policy", lambda: job_inputs(resubmission={"maxResubmission": 2}), "resubmission.maxResubmission"),
+    ("a rung without afterStockouts", lambda: job_inputs(resubmission={"fallback": [{"strategy": "STANDARD"}]}), "resubmission.fallback[0].afterStockouts"),
+    ("rungs out of order", lambda: job_inputs(resubmission={"fallback": [{"afterStockouts": 3, "strategy": "auto"}, {"afterStockouts": 2, "strategy": "STANDARD"}]}), "resubmission.fallback[1].afterStockouts"),
+    ("a rung back to SPOT", lambda: job_inputs(resubmission={"fallback": [{"afterStockouts": 1, "strategy": "SPOT"}]}), "resubmission.fallback[0].strategy"),
+    ("FLEX_START for a CPU machine", lambda: job_inputs(resubmission={"fallback": [{"afterStockouts": 1, "strategy": "FLEX_START"}]}), "resubmission.fallback[0].strategy"),
+    ("a fallback from a job not on SPOT", lambda: {**with_spec(scheduling={"strategy": "STANDARD"}), "resubmission": {"fallback": [{"afterStockouts": 1, "strategy": "auto"}]}}, "resubmission.fallback"),
 ]
 
 
