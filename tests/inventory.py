@@ -25,7 +25,9 @@ KEY_INPUTS = {
     "gcp:artifactregistry/repositoryIamMember:RepositoryIamMember": ["role", "member"],
     "gcp:storage/bucketObject:BucketObject": ["bucket", "name"],
     "docker-build:index:Image": ["tags", "push"],
-    "pulumi-python:dynamic/spot-training:SpotTrainingJob": ["displayName", "labels", "jobSpec"],
+    "pulumi-python:dynamic/spot-training:SpotTrainingJob": [
+        "displayName", "labels", "jobSpec", "rerun", "resubmission", "waitFor", "waitTimeout", "onDelete", "replaceOrder",
+    ],
 }
 
 
@@ -45,7 +47,7 @@ def load(env: str) -> list[dict[str, Any]]:
 
 def write(env: str, entries: list[dict[str, Any]]) -> None:
     header = f"# Expected plan of stacks/Pulumi.{env}.yaml (partial). Regenerate: uv run python -m tests.inventory {env}\n"
-    (INVENTORIES / f"{env}.yaml").write_text(header + yaml.safe_dump(entries, sort_keys=False, width=120))
+    (INVENTORIES / f"{env}.yaml").write_text(header + yaml.safe_dump(entries, sort_keys=True, width=120))
 
 
 def missing(expected: Any, actual: Any, path: str = "") -> list[str]:

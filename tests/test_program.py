@@ -94,6 +94,12 @@ def test_a_bad_job_stops_the_program_naming_the_config_path_before_anything_is_r
         (lambda t: t.update(images={"eval": {"build": {"context": "images/nowhere"}}}), "spot-training:teams.vision.images.eval.build.context: "),
         (lambda t: t.update(members=["vision-ml@acme.example"]), "spot-training:teams.vision.members[0]: "),
         (lambda t: t["jobs"]["resnet"].update(workerPoolSpec=[]), "spot-training:teams.vision.jobs.resnet.workerPoolSpec: unknown field"),
+        (lambda t: t["jobs"]["resnet"].update(waitTimeout="7200s"), "spot-training:teams.vision.jobs.resnet.waitTimeout: is 7200s; at most 1800s"),
+        (lambda t: t["jobs"]["resnet"].update(onDelete="forget"), "spot-training:teams.vision.jobs.resnet.onDelete: unknown value"),
+        (
+            lambda t: t["jobs"]["resnet"].update(resubmission={"fallback": [{"afterStockouts": 1, "strategy": "FLEX_START"}]}),
+            "spot-training:teams.vision.jobs.resnet.resubmission.fallback[0].strategy: FLEX_START needs NVIDIA GPUs",
+        ),
         (
             lambda t: t["jobs"]["resnet"]["workerPoolSpecs"][0].update(containerSpec={"imageUri": "${images.nope}"}),
             "spot-training:teams.vision.jobs.resnet.workerPoolSpecs[0].containerSpec.imageUri: ${images.nope} names no image",
@@ -116,3 +122,29 @@ def test_required_stack_keys_are_named(key):
     del config[key]
     with pytest.raises(ConfigError, match=key):
         render(config)
+
+
+def test_a_jobs_lifecycle_keys_reach_the_resource_and_stay_out_of_its_spec():
+    job = {
+        **a_job(),
+        "rerun": 2,
+        "waitFor": "running",
+        "waitTimeout": "900s",
+        "onDelete": "cancel",
+        "replaceOrder": "submitFirst",
+        "resubmission": {"maxResubmissions": 5, "onOtherFailures": True},
+    }
+    [resource] = render(team_config(resnet=job)).of_type("SpotTrainingJob")
+    inputs = resource.inputs
+    assert inputs["rerun"] == "2"  # any YAML scalar will do as a trigger
+    assert (inputs["waitFor"], inputs["waitTimeout"], inputs["onDelete"], inputs["replaceOrder"]) == ("running", "900s", "cancel", "submitFirst")
+    assert inputs["resubmission"] == {"maxResubmissions": 5, "onOtherFailures": True}
+    assert not {"rerun", "waitFor", "resubmission"} & set(inputs["jobSpec"])
+
+
+def test_the_project_refreshes_before_every_up_so_a_preempted_job_is_seen():
+    import yaml
+
+    from tests.program import ROOT
+
+    assert yaml.safe_load((ROOT / "Pulumi.yaml").read_text())["options"]["refresh"] == "always"
