@@ -79,6 +79,22 @@ def test_resubmission_stops_at_max_resubmissions(emulator):
     assert [h["state"] for h in state["history"]] == ["JOB_STATE_FAILED"] * 2
 
 
+@pytest.mark.parametrize(
+    "policy, error, why",
+    [
+        ({}, CODE_ERROR, "not a STOCKOUT, and resubmission.onOtherFailures is off"),
+        ({"maxResubmissions": 0}, STOCKOUT_ERROR, "resubmission.maxResubmissions reached after 1 attempts"),
+    ],
+)
+def test_a_failed_job_held_back_says_why_in_the_up_log(emulator, caplog, policy, error, why):
+    news = inputs(resubmission=policy)
+    created = provider.create(news)
+    emulator.set_state(created.id, "JOB_STATE_FAILED", error=error)
+    assert up(created.id, created.outs, news)[1] is False
+    [warning] = [r.getMessage() for r in caplog.records if r.name == "spot-training" and "not submitted again" in r.getMessage()]
+    assert why in warning and created.outs["consoleUrl"] in warning
+
+
 def test_max_resubmissions_zero_turns_it_off(emulator):
     news = inputs(resubmission={"maxResubmissions": 0})
     created = provider.create(news)

@@ -72,6 +72,12 @@ class SpotTrainingJobProvider(ResourceProvider):
         # A failed job the policy resubmits is an update: the resource stays,
         # and its attempt count and history carry over to the new submission.
         due = resubmission.next_submission(olds, news)
+        if (reason := resubmission.held_back(olds, news)) is not None:
+            _report_to_stderr()
+            log.warning(
+                "%s: %s ended FAILED and is not submitted again: %s. Change its spec or `rerun` to run it again. %s",
+                news.get("displayName"), olds.get("jobId"), reason, olds.get("consoleUrl"),
+            )
         return DiffResult(changes=bool(knobs or due), replaces=[], delete_before_replace=cancel_first)
 
     def create(self, props: dict[str, Any]) -> CreateResult:

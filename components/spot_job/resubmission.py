@@ -60,6 +60,16 @@ def next_submission(state: dict[str, Any], news: dict[str, Any]) -> Resubmission
     return Resubmission(attempt + 1, STOCKOUT if stockout else "FAILED", strategy_after(stockouts, news))
 
 
+def held_back(state: dict[str, Any], news: dict[str, Any]) -> str | None:
+    """Why a FAILED job is not resubmitted, in words for the `up` log; None if it is
+    (or is not FAILED)."""
+    if state.get("state") != FAILED or next_submission(state, news) is not None:
+        return None
+    if not is_stockout(state.get("error")) and not (news.get("resubmission") or {}).get("onOtherFailures"):
+        return "not a STOCKOUT, and resubmission.onOtherFailures is off"
+    return f"resubmission.maxResubmissions reached after {_whole(state.get('attempt'), 1)} attempts"
+
+
 def strategy_after(stockouts: int, inputs: dict[str, Any]) -> str:
     """The strategy a submission gets after `stockouts` STOCKOUT failures: the
     spec's own, until a fallback rung says otherwise."""
