@@ -145,10 +145,8 @@ class SpotTrainingJobProvider(ResourceProvider):
 
 def _submit(service: Any, props: dict[str, Any], attempt: int, strategy: str) -> tuple[dict[str, Any], str]:
     """Submits the `attempt`-th job of these inputs (or adopts it, if an earlier try landed)."""
-    body = spec.request_body(props)
-    body["jobSpec"]["scheduling"]["strategy"] = strategy
-    key = spec.submission_key(props, attempt)
-    job, adopted = service.submit(spec.parent(props), body, key)
+    parent, key, body = spec.submission(props, attempt, strategy)
+    job, adopted = service.submit(parent, body, key)
     if adopted:
         log.warning("%s: adopted %s, submitted earlier under submission key %s", props.get("displayName"), job["name"], key)
     return job, key

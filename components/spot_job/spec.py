@@ -140,6 +140,19 @@ def request_body(inputs: dict[str, Any]) -> dict[str, Any]:
     return body
 
 
+def submission(inputs: dict[str, Any], attempt: int = 1, strategy: str | None = None) -> tuple[str, str, dict[str, Any]]:
+    """(parent, submission key, body) of the CreateCustomJob request for the
+    `attempt`-th submission of these inputs, on `strategy` if it differs from
+    the spec's own. The body carries the submission label: it is exactly what
+    the provider submits, and what the offline render prints."""
+    key = submission_key(inputs, attempt)
+    body = request_body(inputs)
+    body["labels"] = {**body.get("labels", {}), SUBMISSION_LABEL: key}
+    if strategy is not None:
+        body["jobSpec"]["scheduling"]["strategy"] = strategy
+    return parent(inputs), key, body
+
+
 def parent(inputs: dict[str, Any]) -> str:
     return f"projects/{inputs['project']}/locations/{inputs['location']}"
 

@@ -146,13 +146,13 @@ class JobService:
         return to_dict(jobs[0]) if jobs else None
 
     def submit(self, parent: str, body: dict[str, Any], key: str) -> tuple[dict[str, Any], bool]:
-        """Submits `body` once: (the job, whether an earlier submission was adopted).
+        """Submits `body`, labelled with submission key `key`, once: (the job,
+        whether an earlier submission was adopted).
 
         CreateCustomJob has no request id, so it is never retried blindly: every
         attempt first looks for a job carrying the submission key, which also
         covers an earlier `pulumi up` that died before it recorded the job.
         """
-        labelled = {**body, "labels": {**body.get("labels", {}), SUBMISSION_LABEL: key}}
 
         def adopt_or_create() -> tuple[dict[str, Any], bool]:
             found = self.find(parent, key)
@@ -162,7 +162,7 @@ class JobService:
                 "submit the job",
                 self._client.create_custom_job,
                 parent=parent,
-                custom_job=to_proto(labelled),
+                custom_job=to_proto(body),
                 retry=None,
                 timeout=CALL_TIMEOUT,
             )
