@@ -24,7 +24,7 @@ from pulumi.dynamic import (
 )
 from pulumi.runtime import rpc
 
-from . import resubmission, spec
+from . import changes, resubmission, spec
 
 log = logging.getLogger("spot-training")
 
@@ -67,6 +67,12 @@ class SpotTrainingJobProvider(ResourceProvider):
         # never bill at once, and the new one may reuse the same output directory.
         cancel_first = (news.get("replaceOrder") or spec.DEFAULT_REPLACE_ORDER) == "cancelFirst"
         if replaces:
+            _report_to_stderr()  # the engine shows it in the preview, beside the resource
+            log.info(
+                "%s: will be submitted again as a new job (%s), because:\n  %s",
+                news.get("displayName"), "the old one cancelled first" if cancel_first else "the old one cancelled after",
+                "\n  ".join(changes.describe(olds, news, unknown=rpc.UNKNOWN)),
+            )
             return DiffResult(changes=True, replaces=replaces, delete_before_replace=cancel_first)
         knobs = [key for key in spec.KNOB_FIELDS if olds.get(key) != news.get(key)]
         # A failed job the policy resubmits is an update: the resource stays,
