@@ -1,0 +1,77 @@
+"""The offline render prints what the provider submits: checked against the emulator."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from components.spot_job import vertex
+from components.spot_job.provider import SpotTrainingJobProvider
+from offline import render as offline_render
+from offline.mocks import OfflineMocks
+from offline.program import ROOT, run, stack_config
+
+STACKS = ["dev", "prod"]
+
+
+def submitted_request(emulator, job_name: str):
+    """The job as the emulator received it, server-set fields cleared: the request's CustomJob."""
+    job = emulator.job(job_name)
+    pb = type(job).pb(job)
+    for field in ("name", "state", "create_time", "update_time", "start_time", "end_time"):
+        pb.ClearField(field)
+    return job
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_each_printed_body_is_exactly_what_the_provider_submits(stack, emulator, fast_pace, tmp_path, capsys):
+    assert offline_render.main([stack, "--out", str(tmp_path)]) == 0
+    assert f'-d @{tmp_path}/vision-' in capsys.readouterr().out  # with the curl command of Google's docs
+    mocks = run(stack_config(stack), stack, OfflineMocks())  # the same program, the same mocks
+    jobs = mocks.of_type("SpotTrainingJob")
+    assert len(jobs) == len(list(tmp_path.glob("*.json"))) >= 2
+    provider = SpotTrainingJobProvider()
+    for _ in jobs:
+        emulator.script("JOB_STATE_RUNNING")  # for a job that waits for it (dev's resnet-smoke)
+    for resource in jobs:
+        created = provider.create({k: v for k, v in resource.inputs.items() if not k.startswith("__")})
+        printed = json.loads((tmp_path / f"{resource.name}.json").read_text())
+        assert vertex.to_proto(printed) == submitted_request(emulator, created.id), resource.name
+
+
+def test_the_summary_table_names_machines_accelerators_strategy_and_image():
+    table = offline_render.summary(offline_render.render("prod")).splitlines()
+    assert table[0].split() == ["TEAM", "JOB", "MACHINES", "ACCELERATORS", "STRATEGY", "IMAGE"]
+    resnet = next(line for line in table if line.startswith("vision"))
+    assert "1x a2-highgpu-1g + 3x a2-highgpu-1g + 1x n1-standard-8" in resnet
+    assert "4x NVIDIA_TESLA_A100" in resnet and "SPOT" in resnet and "trainer:2026-11-30" in resnet
+    baseline = next(line for line in table if line.startswith("tabular"))
+    assert "1x n1-highmem-8" in baseline and " - " in baseline and "(tabular_trainer.task)" in baseline
+
+
+def test_values_only_a_deploy_knows_are_named():
+    notes = offline_render.deploy_time_values(offline_render.render("dev"))
+    assert any("vision/eval pool 0" in n and "built and pushed by the deploy" in n for n in notes)
+    assert any("vision/resnet-smoke pool 0" in n and "trainer:" in n and "digest its tag points to" in n for n in notes)
+
+
+def test_it_runs_without_credentials_or_the_pulumi_cli():
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GOOGLE_", "CLOUDSDK_", "PULUMI_", "AIPLATFORM_"))}
+    uv = os.environ.get("UV") or shutil.which("uv")  # it builds the package directories the stacks name
+    env["PATH"] = os.pathsep.join([os.path.dirname(sys.executable), os.path.dirname(uv), "/usr/bin", "/bin"])
+    assert shutil.which("pulumi", path=env["PATH"]) is None
+    done = subprocess.run([sys.executable, "-m", "offline.render", "dev"], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("TEAM")
+    assert "# vision/resnet-smoke: POST https://us-central1-aiplatform.googleapis.com/v1/projects/acme-ml-dev/locations/us-central1/customJobs" in done.stdout
+
+
+def test_an_unknown_stack_is_named_with_the_ones_there_are(capsys):
+    with pytest.raises(SystemExit) as exited:
+        offline_render.main(["staging"])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "no stack 'staging'" in err and "(stacks: dev, prod)" in err
