@@ -1,0 +1,20 @@
+"""The spot-training policy pack: `pulumi preview --policy-pack policy`.
+
+The CLI runs this file from policy/ (`python -u -m pulumi.policy <engine> .`, in
+policy/.venv), so the policies are plain sibling modules, one per entity.
+PolicyPack serves the Analyzer gRPC interface and prints its port.
+"""
+
+from pulumi_policy import EnforcementLevel, PolicyPack
+
+import artifact_registry
+import buckets
+import iam
+import jobs
+
+PolicyPack(
+    name="spot-training",
+    description="Security (CIS GCP, checkov) and cost rules for the spot-training stacks",
+    enforcement_level=EnforcementLevel.MANDATORY,  # each policy also says its own
+    policies=[*buckets.POLICIES, *iam.POLICIES, *artifact_registry.POLICIES, *jobs.POLICIES],
+)

@@ -1,0 +1,266 @@
+"""The policy pack (policy/), through its real Analyzer gRPC server, as `pulumi preview --policy-pack policy` runs it."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+
+from tests.policy_pack import POLICY_DIR, STACKS_DIR_ENV, UNKNOWN, PolicyPackHost
+from tests.program import STACKS, render, stack_config
+
+BUCKET = "gcp:storage/bucket:Bucket"
+BUCKET_MEMBER = "gcp:storage/bucketIAMMember:BucketIAMMember"
+BUCKET_BINDING = "gcp:storage/bucketIAMBinding:BucketIAMBinding"
+BUCKET_POLICY = "gcp:storage/bucketIAMPolicy:BucketIAMPolicy"
+PROJECT_MEMBER = "gcp:projects/iAMMember:IAMMember"
+PROJECT_BINDING = "gcp:projects/iAMBinding:IAMBinding"
+PROJECT_POLICY = "gcp:projects/iAMPolicy:IAMPolicy"
+SA_MEMBER = "gcp:serviceaccount/iAMMember:IAMMember"
+SA_BINDING = "gcp:serviceaccount/iAMBinding:IAMBinding"
+SA_ACCOUNT = "gcp:serviceaccount/account:Account"
+SA_KEY = "gcp:serviceaccount/key:Key"
+REPO_MEMBER = "gcp:artifactregistry/repositoryIamMember:RepositoryIamMember"
+REPO_BINDING = "gcp:artifactregistry/repositoryIamBinding:RepositoryIamBinding"
+REPO_POLICY = "gcp:artifactregistry/repositoryIamPolicy:RepositoryIamPolicy"
+JOB = "pulumi-python:dynamic/spot-training:SpotTrainingJob"
+
+DEFAULT_LEVELS = {
+    "bucket-uniform-access": "mandatory",
+    "bucket-public-access-prevention": "mandatory",
+    "bucket-no-public-members": "mandatory",
+    "iam-no-basic-roles": "mandatory",
+    "iam-no-project-impersonation": "mandatory",
+    "iam-no-service-account-keys": "mandatory",
+    "artifact-registry-no-public-readers": "mandatory",
+    "job-spot-strategy": "advisory",  # cost
+    "job-image-pinned": "mandatory",
+    "job-labels": "mandatory",
+    "job-cmek": "mandatory",
+}
+
+SA = "serviceAccount:vision-train-dev@acme-ml-dev.iam.gserviceaccount.com"
+PINNED = "us-central1-docker.pkg.dev/acme-ml-dev/vision/trainer@sha256:" + "5" * 64
+T4 = {"machineType": "n1-standard-8", "acceleratorType": "NVIDIA_TESLA_T4", "acceleratorCount": 1}
+CPU = {"machineType": "n1-standard-8"}
+
+
+def policy_data(role: str, *members: str) -> str:
+    return json.dumps({"bindings": [{"role": role, "members": list(members)}]})
+
+
+# Compliant resources, one per shape; each violating case below changes one of them.
+COMPLIANT = {
+    BUCKET: {
+        "name": "acme-ml-dev-vision-staging",
+        "location": "US-CENTRAL1",
+        "uniformBucketLevelAccess": True,
+        "publicAccessPrevention": "enforced",
+    },
+    BUCKET_MEMBER: {"bucket": "acme-ml-dev-vision-staging", "role": "roles/storage.objectViewer", "member": SA},
+    BUCKET_BINDING: {"bucket": "acme-ml-dev-vision-staging", "role": "roles/storage.objectViewer", "members": [SA]},
+    BUCKET_POLICY: {"bucket": "acme-ml-dev-vision-staging", "policyData": policy_data("roles/storage.objectViewer", SA)},
+    PROJECT_MEMBER: {"project": "acme-ml-dev", "role": "roles/logging.logWriter", "member": SA},
+    PROJECT_BINDING: {"project": "acme-ml-dev", "role": "roles/monitoring.metricWriter", "members": [SA]},
+    PROJECT_POLICY: {"project": "acme-ml-dev", "policyData": policy_data("roles/logging.logWriter", SA)},
+    # actAs on the one account is how the stack grants it.
+    SA_MEMBER: {"serviceAccountId": "projects/acme-ml-dev/serviceAccounts/x", "role": "roles/iam.serviceAccountUser", "member": "group:vision-ml@acme.example"},
+    SA_BINDING: {"serviceAccountId": "projects/acme-ml-dev/serviceAccounts/x", "role": "roles/iam.serviceAccountUser", "members": ["group:vision-ml@acme.example"]},
+    SA_ACCOUNT: {"accountId": "vision-train-dev"},
+    REPO_MEMBER: {"repository": "vision", "role": "roles/artifactregistry.reader", "member": SA},
+    REPO_BINDING: {"repository": "vision", "role": "roles/artifactregistry.reader", "members": [SA]},
+    REPO_POLICY: {"repository": "vision", "policyData": policy_data("roles/artifactregistry.reader", SA)},
+    JOB: {
+        "project": "acme-ml-dev",
+        "location": "us-central1",
+        "displayName": "vision-resnet",
+        "labels": {"team": "vision", "environment": "dev"},
+        "jobSpec": {
+            "workerPoolSpecs": [{"machineSpec": T4, "replicaCount": 1, "containerSpec": {"imageUri": PINNED}}],
+            "scheduling": {"strategy": "SPOT"},
+        },
+    },
+}
+
+
+def changed(type_: str, change) -> dict:
+    props = copy.deepcopy(COMPLIANT[type_])
+    change(props)
+    return props
+
+
+def python_package_job(props):
+    props["jobSpec"]["workerPoolSpecs"] = [{
+        "machineSpec": CPU,
+        "pythonPackageSpec": {
+            "executorImageUri": "us-docker.pkg.dev/vertex-ai/training/sklearn-cpu.1-6:latest",
+            "packageUris": ["gs://acme-ml-dev-tabular-staging/packages/533e71d8a3abff98/tabular_trainer-0.1.0.tar.gz"],
+            "pythonModule": "tabular_trainer.task",
+        },
+    }]
+
+
+def with_rung(strategy: str, pools=None):
+    def change(props):
+        props["resubmission"] = {"maxResubmissions": 3, "fallback": [{"afterStockouts": 2, "strategy": strategy}]}
+        if pools is not None:
+            props["jobSpec"]["workerPoolSpecs"] = [
+                {"machineSpec": machine, "replicaCount": 1, "containerSpec": {"imageUri": PINNED}} for machine in pools
+            ]
+    return change
+
+
+# (policy, type, props, field the message names)
+VIOLATIONS = [
+    ("bucket-uniform-access", BUCKET, changed(BUCKET, lambda p: p.update(uniformBucketLevelAccess=False)), "uniformBucketLevelAccess is false"),
+    ("bucket-uniform-access", BUCKET, changed(BUCKET, lambda p: p.pop("uniformBucketLevelAccess")), "uniformBucketLevelAccess is not set"),
+    ("bucket-public-access-prevention", BUCKET, changed(BUCKET, lambda p: p.update(publicAccessPrevention="inherited")), 'publicAccessPrevention is "inherited"'),
+    ("bucket-no-public-members", BUCKET_MEMBER, changed(BUCKET_MEMBER, lambda p: p.update(member="allUsers")), "member is allUsers"),
+    ("bucket-no-public-members", BUCKET_BINDING, changed(BUCKET_BINDING, lambda p: p["members"].append("allAuthenticatedUsers")), "members[1] is allAuthenticatedUsers"),
+    ("bucket-no-public-members", BUCKET_POLICY, changed(BUCKET_POLICY, lambda p: p.update(policyData=policy_data("roles/storage.objectViewer", SA, "allUsers"))), "policyData.bindings[0].members[1] is allUsers"),
+    ("iam-no-basic-roles", PROJECT_MEMBER, changed(PROJECT_MEMBER, lambda p: p.update(role="roles/editor")), "role is roles/editor"),
+    ("iam-no-basic-roles", PROJECT_POLICY, changed(PROJECT_POLICY, lambda p: p.update(policyData=policy_data("roles/owner", SA))), "policyData.bindings[0].role is roles/owner"),
+    ("iam-no-basic-roles", SA_BINDING, changed(SA_BINDING, lambda p: p.update(role="roles/owner")), "role is roles/owner"),
+    ("iam-no-basic-roles", BUCKET_MEMBER, changed(BUCKET_MEMBER, lambda p: p.update(role="roles/viewer")), "role is roles/viewer"),
+    ("iam-no-basic-roles", REPO_BINDING, changed(REPO_BINDING, lambda p: p.update(role="roles/editor")), "role is roles/editor"),
+    ("iam-no-project-impersonation", PROJECT_MEMBER, changed(PROJECT_MEMBER, lambda p: p.update(role="roles/iam.serviceAccountUser")), "role is roles/iam.serviceAccountUser at project level"),
+    ("iam-no-project-impersonation", PROJECT_BINDING, changed(PROJECT_BINDING, lambda p: p.update(role="roles/iam.serviceAccountTokenCreator")), "role is roles/iam.serviceAccountTokenCreator at project level"),
+    ("iam-no-project-impersonation", PROJECT_POLICY, changed(PROJECT_POLICY, lambda p: p.update(policyData=policy_data("roles/iam.serviceAccountUser", SA))), "policyData.bindings[0].role is roles/iam.serviceAccountUser"),
+    ("iam-no-service-account-keys", SA_KEY, {"serviceAccountId": "vision-train-dev@acme-ml-dev.iam.gserviceaccount.com"}, "serviceAccountId vision-train-dev@"),
+    ("artifact-registry-no-public-readers", REPO_MEMBER, changed(REPO_MEMBER, lambda p: p.update(member="allUsers")), "member is allUsers"),
+    ("artifact-registry-no-public-readers", REPO_BINDING, changed(REPO_BINDING, lambda p: p["members"].append("allAuthenticatedUsers")), "members[1] is allAuthenticatedUsers"),
+    ("artifact-registry-no-public-readers", REPO_POLICY, changed(REPO_POLICY, lambda p: p.update(policyData=policy_data("roles/artifactregistry.reader", "allUsers"))), "policyData.bindings[0].members[0] is allUsers"),
+    ("job-spot-strategy", JOB, changed(JOB, lambda p: p["jobSpec"]["scheduling"].update(strategy="STANDARD")), "jobSpec.scheduling.strategy is STANDARD"),
+    ("job-spot-strategy", JOB, changed(JOB, with_rung("STANDARD")), "resubmission.fallback[0].strategy is STANDARD"),
+    ("job-spot-strategy", JOB, changed(JOB, with_rung("auto", pools=[T4, CPU])), "resubmission.fallback[0].strategy is auto, STANDARD for this job"),
+    ("job-image-pinned", JOB, changed(JOB, lambda p: p["jobSpec"]["workerPoolSpecs"][0]["containerSpec"].update(imageUri="us-central1-docker.pkg.dev/acme-ml-dev/vision/trainer:latest")), "jobSpec.workerPoolSpecs[0].containerSpec.imageUri is"),
+    ("job-image-pinned", JOB, changed(JOB, lambda p: p["jobSpec"]["workerPoolSpecs"].append({"machineSpec": T4, "replicaCount": 2, "containerSpec": {"imageUri": "trainer@sha256:abc"}})), 'jobSpec.workerPoolSpecs[1].containerSpec.imageUri is "trainer@sha256:abc"'),
+    ("job-labels", JOB, changed(JOB, lambda p: p["labels"].pop("team")), "labels.team is missing"),
+    ("job-labels", JOB, changed(JOB, lambda p: p["labels"].update(environment="")), "labels.environment is empty"),
+]
+
+COMPLIANT_TOO = [
+    pytest.param(JOB, changed(JOB, lambda p: p["jobSpec"].pop("scheduling")), id="job-without-strategy-is-spot"),
+    pytest.param(JOB, changed(JOB, lambda p: p["jobSpec"]["scheduling"].update(strategy="FLEX_START")), id="job-flex-start"),
+    pytest.param(JOB, changed(JOB, with_rung("FLEX_START")), id="job-flex-start-rung"),
+    pytest.param(JOB, changed(JOB, with_rung("auto", pools=[T4, T4])), id="job-auto-rung-all-gpus-is-flex-start"),
+    pytest.param(JOB, changed(JOB, python_package_job), id="job-prebuilt-executor-image-by-tag"),
+    pytest.param(JOB, changed(JOB, lambda p: p["jobSpec"]["workerPoolSpecs"].append({})), id="job-empty-pool-slot"),
+    pytest.param(SA_ACCOUNT, COMPLIANT[SA_ACCOUNT], id="service-account-without-key"),
+]
+
+
+@pytest.fixture(scope="module")
+def pack():
+    with PolicyPackHost() as host:
+        yield host
+
+
+@pytest.fixture(scope="module")
+def settings_pack(tmp_path_factory):
+    """A pack reading stack settings from a directory of test stacks ($SPOT_TRAINING_STACKS_DIR)."""
+    stacks = tmp_path_factory.mktemp("stacks")
+    files = {
+        "cmek": {"requireCmek": True},
+        "broken": {"allowedStrategies": "SPOT", "requireCmek": "yes", "requireCMEK": True},
+        "notmap": ["SPOT"],
+    }
+    for name, value in files.items():
+        (stacks / f"Pulumi.{name}.yaml").write_text(json.dumps({"config": {"spot-training:policy": value}}))
+    with PolicyPackHost({STACKS_DIR_ENV: str(stacks)}) as host:
+        yield host
+
+
+def named(diagnostics, policy):
+    return [d for d in diagnostics if d[0] == policy]
+
+
+@pytest.mark.parametrize("type_, props", [pytest.param(t, p, id=t.rsplit(":", 1)[-1] + "-" + t.split("/")[0].split(":")[1]) for t, p in COMPLIANT.items()] + COMPLIANT_TOO)
+def test_a_compliant_resource_passes_every_policy(pack, type_, props):
+    assert pack.analyze(type_, "r", props) == []
+
+
+@pytest.mark.parametrize("policy, type_, props, field", VIOLATIONS, ids=[f"{v[0]}:{v[3][:40]}" for v in VIOLATIONS])
+def test_a_violation_names_the_policy_the_field_and_the_level(pack, policy, type_, props, field):
+    diagnostics = pack.analyze(type_, "r", props)
+    assert [d[0] for d in diagnostics] == [policy], diagnostics
+    (_, message, level), = diagnostics
+    assert field in message
+    assert level == DEFAULT_LEVELS[policy]
+
+
+def test_default_enforcement_levels_security_mandatory_cost_advisory(pack):
+    info = pack.info()
+    assert info.name == "spot-training"
+    assert pack.levels() == DEFAULT_LEVELS
+    for policy in info.policies:
+        assert policy.description, policy.name
+
+
+def test_the_policy_pack_config_overrides_a_level(pack):
+    example = json.loads((POLICY_DIR / "config.example.json").read_text())
+    assert example == {"job-spot-strategy": "mandatory"}
+    standard = changed(JOB, lambda p: p["jobSpec"]["scheduling"].update(strategy="STANDARD"))
+    try:
+        pack.configure(example)
+        assert [(d[0], d[2]) for d in pack.analyze(JOB, "r", standard)] == [("job-spot-strategy", "mandatory")]
+        pack.configure({"job-spot-strategy": "disabled"})
+        assert pack.analyze(JOB, "r", standard) == []
+    finally:
+        pack.configure({})
+    assert [(d[0], d[2]) for d in pack.analyze(JOB, "r", standard)] == [("job-spot-strategy", "advisory")]
+
+
+def test_a_standard_job_violates_in_dev_and_passes_in_prod(pack):
+    standard = changed(JOB, lambda p: p["jobSpec"]["scheduling"].update(strategy="STANDARD"))
+    (dev,) = pack.analyze(JOB, "r", standard, stack="dev")
+    assert "stack dev allows SPOT, FLEX_START (spot-training:policy.allowedStrategies in stacks/Pulumi.dev.yaml)" in dev[1]
+    assert pack.analyze(JOB, "r", standard, stack="prod") == []
+    # A stack without a file gets the defaults.
+    assert [d[0] for d in pack.analyze(JOB, "r", standard, stack="staging")] == ["job-spot-strategy"]
+
+
+def test_a_stack_that_requires_cmek(settings_pack):
+    diagnostics = settings_pack.analyze(JOB, "r", COMPLIANT[JOB], stack="cmek")
+    assert [(d[0], d[2]) for d in diagnostics] == [("job-cmek", "mandatory")]
+    assert "encryptionSpec.kmsKeyName is not set" in diagnostics[0][1]
+    assert "spot-training:policy.requireCmek" in diagnostics[0][1]
+    key = "projects/acme-ml-dev/locations/us-central1/keyRings/ml/cryptoKeys/jobs"
+    encrypted = changed(JOB, lambda p: p.update(encryptionSpec={"kmsKeyName": key}))
+    assert settings_pack.analyze(JOB, "r", encrypted, stack="cmek") == []
+    assert settings_pack.analyze(JOB, "r", COMPLIANT[JOB], stack="other") == []  # no file there: no CMEK required
+
+
+def test_malformed_stack_settings_are_violations_naming_the_key(settings_pack):
+    broken = settings_pack.analyze(JOB, "r", COMPLIANT[JOB], stack="broken")
+    strategy, cmek = (" | ".join(d[1] for d in named(broken, p)) for p in ("job-spot-strategy", "job-cmek"))
+    assert "spot-training:policy.allowedStrategies in " in strategy and "must be a non-empty list" in strategy
+    assert "spot-training:policy.requireCmek in " in cmek and "must be true or false" in cmek
+    assert "spot-training:policy.requireCMEK in " in strategy and "spot-training:policy.requireCMEK in " in cmek  # unknown key
+    assert "must be true or false" not in strategy and "must be a non-empty list" not in cmek  # each its own key
+    notmap = settings_pack.analyze(JOB, "r", COMPLIANT[JOB], stack="notmap")
+    assert sorted(d[0] for d in notmap) == ["job-cmek", "job-spot-strategy"]
+    assert all("spot-training:policy in " in d[1] and "must be a map" in d[1] for d in notmap)
+
+
+def test_an_image_digest_still_unknown_in_preview_is_no_violation(pack):
+    computed = changed(JOB, lambda p: p["jobSpec"]["workerPoolSpecs"][0]["containerSpec"].update(imageUri=UNKNOWN))
+    assert pack.analyze(JOB, "r", computed) == []
+
+
+def test_other_unknowns_are_reported_as_not_checkable_not_as_violations(pack):
+    # The SDK's behaviour: an advisory "can't run policy ... during preview"; `up` checks the known value.
+    computed = changed(BUCKET_MEMBER, lambda p: p.update(member=UNKNOWN))
+    (diagnostic,) = pack.analyze(BUCKET_MEMBER, "r", computed)
+    assert diagnostic[0] == "bucket-no-public-members" and diagnostic[2] == "advisory"
+    assert "can't run policy" in diagnostic[1] and ".member can't be known during preview" in diagnostic[1]
+
+
+@pytest.mark.parametrize("env", sorted(p.name.split(".")[1] for p in STACKS.glob("Pulumi.*.yaml")))
+def test_every_stack_passes_the_whole_pack(pack, env):
+    resources = render(stack_config(env), stack=env).resources
+    types = {r.typ for r in resources}
+    assert {BUCKET, BUCKET_MEMBER, PROJECT_MEMBER, SA_MEMBER, REPO_MEMBER, JOB} <= types
+    diagnostics = {r.name: pack.analyze(r.typ, r.name, dict(r.inputs), stack=env) for r in resources}
+    assert {name: found for name, found in diagnostics.items() if found} == {}
