@@ -24,7 +24,11 @@ JOB_TYPE = "pulumi-python:dynamic/spot-training:SpotTrainingJob"
 
 
 def serialize(props: dict[str, Any]) -> struct_pb2.Struct:
-    return asyncio.new_event_loop().run_until_complete(rpc.serialize_properties(props, {}))
+    loop = asyncio.new_event_loop()
+    try:
+        return loop.run_until_complete(rpc.serialize_properties(props, {}))
+    finally:
+        loop.close()
 
 
 def deserialize(struct: struct_pb2.Struct) -> dict[str, Any]:
