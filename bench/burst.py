@@ -1,0 +1,193 @@
+"""A burst: 200 jobs submitted in one `up` against the emulator enforcing Vertex
+AI's quota of 60 CustomJob submissions per minute per region (a sliding 60 s
+window), on a clock running S times faster than real time
+(`emulator.submission_quota(60, time_scale=S)`: at S=60 an emulated minute
+lasts a real second).
+
+The engine's view: the dynamic provider host serves 4 calls at once, so 200
+creates are driven by 4 worker threads, each job its own resource
+(`submissionScope` spot-training/dev/job-{i}, one shared spec: the program's
+rendered vision/resnet job). They run in-process, `SpotTrainingJobProvider().create`
+on a ThreadPoolExecutor(4), which matches the host's 4 workers, rather than
+through the host: the provider's retry backoff (vertex.BACKOFF, initial 1 s,
+max 32 s, x2, jittered by google-api-core) and its submission deadline
+(vertex.SUBMIT_DEADLINE, 300 s) run on real time, and must be scaled by 1/S
+like the emulated clock, which only a monkeypatch in this process can do (the
+host has no setting for it). Nothing else is changed.
+
+Reported per scale: submitted, failed (a create raised), doubled (jobs in the
+emulator vs distinct `spot-training-key` labels), CreateCustomJob and
+ListCustomJobs calls, RESOURCE_EXHAUSTED rejections (emulator.failures), and
+the elapsed time in emulated seconds against the quota's floor: with 60 per
+sliding minute the k-th submission cannot be admitted before 60*floor((k-1)/60)
+s after the first, so 200 need at least 180 s (jobs 181-200 wait for the third
+minute): actual/floor. Also when the 61st, 121st and 181st were admitted (from
+the jobs' create_time), against 60, 120, 180.
+
+Baseline, same run and quota: the high-level SDK's `CustomJob(...).submit()`
+for the same 200 jobs, 4 threads (transport patched as in bench/sdk.py). Its
+create has no retry, so what the quota refuses fails.
+
+Run: .venv/bin/python -m bench.burst [--quick] [--scales 60 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timezone
+
+from google.api_core import exceptions
+
+from bench import sdk
+from bench.emulated import SUBMISSIONS_PER_MINUTE, program_inputs, scoped, table
+from components.spot_job import provider as provider_module
+from components.spot_job import spec, vertex
+from components.spot_job.provider import SpotTrainingJobProvider
+from tests.emulator import JobServiceEmulator
+
+WORKERS = 4  # the dynamic provider host's
+
+
+class Retries(logging.Handler):
+    """Counts the provider's "retrying" warnings."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.count = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if "retrying" in record.getMessage():
+            self.count += 1
+
+
+def floor(n: int, per_minute: int = SUBMISSIONS_PER_MINUTE) -> float:
+    """Emulated seconds from the first admission to the n-th, at best."""
+    return 60.0 * ((n - 1) // per_minute)
+
+
+def admitted_at(emu: JobServiceEmulator, start: datetime, scale: float) -> list[float]:
+    """Emulated seconds after the burst's start at which each job was accepted, in order."""
+    return sorted((job.create_time - start).total_seconds() * scale for job in emu.jobs())
+
+
+def ours(inputs: dict, n: int, scale: float) -> dict:
+    provider = SpotTrainingJobProvider()
+    paced, deadline = vertex.BACKOFF, vertex.SUBMIT_DEADLINE
+    vertex.BACKOFF = vertex.Pace(initial=paced.initial / scale, maximum=paced.maximum / scale, multiplier=paced.multiplier)
+    vertex.SUBMIT_DEADLINE = deadline / scale
+    retries = Retries()
+    provider_module.log.addHandler(retries)
+    jobs = [scoped(inputs, f"spot-training/dev/job-{i}") for i in range(n)]
+    try:
+        with JobServiceEmulator() as emu:
+            os.environ[vertex.EMULATOR_HOST_ENV] = emu.address
+            emu.submission_quota(SUBMISSIONS_PER_MINUTE, time_scale=scale)
+            wall, start = datetime.now(timezone.utc), time.perf_counter()
+            with ThreadPoolExecutor(WORKERS) as pool:
+                outcomes = list(pool.map(_attempt(provider.create), jobs))
+            elapsed = (time.perf_counter() - start) * scale
+            labels = [job.labels[spec.SUBMISSION_LABEL] for job in emu.jobs()]
+            return {
+                "failed": sum(1 for ok in outcomes if not ok),
+                "jobs": len(labels),
+                "keys": len(set(labels)),
+                "expected keys": len(set(labels) & {spec.submission_key(j) for j in jobs}),
+                "calls": Counter(emu.calls),
+                "exhausted": emu.failures[("CreateCustomJob", "RESOURCE_EXHAUSTED")],
+                "elapsed": elapsed,
+                "admitted": admitted_at(emu, wall, scale),
+                "retries": retries.count,
+            }
+    finally:
+        vertex.BACKOFF, vertex.SUBMIT_DEADLINE = paced, deadline
+        provider_module.log.removeHandler(retries)
+        os.environ.pop(vertex.EMULATOR_HOST_ENV, None)
+
+
+def baseline(inputs: dict, n: int, scale: float) -> dict:
+    """The SDK's submit() of the same jobs under the same quota."""
+    args = [sdk.job_args(spec.submission(scoped(inputs, f"spot-training/dev/job-{i}"))[2]) for i in range(n)]
+    with JobServiceEmulator() as emu:
+        sdk.point_at(emu.address)
+        emu.submission_quota(SUBMISSIONS_PER_MINUTE, time_scale=scale)
+        start = time.perf_counter()
+        with ThreadPoolExecutor(WORKERS) as pool:
+            outcomes = list(pool.map(_attempt(lambda a: sdk.submit(*a), exceptions.ResourceExhausted), args))
+        elapsed = (time.perf_counter() - start) * scale
+        labels = [job.labels[spec.SUBMISSION_LABEL] for job in emu.jobs()]
+        return {
+            "failed": sum(1 for ok in outcomes if not ok),
+            "jobs": len(labels),
+            "keys": len(set(labels)),
+            "calls": Counter(emu.calls),
+            "exhausted": emu.failures[("CreateCustomJob", "RESOURCE_EXHAUSTED")],
+            "elapsed": elapsed,
+        }
+
+
+def _attempt(create, expected: type[BaseException] = Exception):
+    def run(job) -> bool:
+        try:
+            create(job)
+            return True
+        except expected:
+            return False
+
+    return run
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a reduced smoke run: 80 jobs at S=60")
+    parser.add_argument("--scales", type=float, nargs="+", default=None, help="time scales S (default 60 30)")
+    args = parser.parse_args()
+    n = 80 if args.quick else 200
+    scales = args.scales or ([60.0] if args.quick else [60.0, 30.0])
+
+    inputs = program_inputs()
+    provider_module._report_to_stderr()  # installs the provider's stderr handler once (functools.cache) ...
+    provider_module.log.handlers.clear()  # ... which 140 jobs' retry warnings would flood: counted instead
+    results = {s: ours(inputs, n, s) for s in scales}
+    sdk_result = baseline(inputs, n, scales[0])
+
+    best = floor(n)
+    print(f"A burst of {n} creates, {WORKERS} workers, quota {SUBMISSIONS_PER_MINUTE} submissions per sliding minute; "
+          f"times in emulated seconds; floor {best:.0f} s")
+    rows = []
+    for s, r in results.items():
+        calls = r["calls"]
+        rows.append([
+            f"ours, S={s:g}", n - r["failed"], r["failed"], r["jobs"], r["keys"], r["jobs"] - r["keys"],
+            calls["CreateCustomJob"], r["exhausted"], calls["ListCustomJobs"], r["retries"],
+            f"{r['elapsed']:.0f}", f"{r['elapsed'] / best:.2f}" if best else "n/a",
+        ])
+    calls = sdk_result["calls"]
+    rows.append([
+        f"SDK submit(), S={scales[0]:g}", n - sdk_result["failed"], sdk_result["failed"], sdk_result["jobs"],
+        sdk_result["keys"], sdk_result["jobs"] - sdk_result["keys"], calls["CreateCustomJob"], sdk_result["exhausted"],
+        calls["ListCustomJobs"], 0, f"{sdk_result['elapsed']:.0f}", "n/a (not all submitted)" if sdk_result["failed"] else "",
+    ])
+    print(table(
+        ["run", "submitted", "failed", "jobs in emulator", "distinct keys", "doubled", "CreateCustomJob calls",
+         "RESOURCE_EXHAUSTED", "ListCustomJobs calls", "retries logged", "elapsed s", "actual/floor"],
+        rows,
+    ))
+    print()
+    marks = [k for k in (1, 61, 121, 181) if k <= n] + [n]
+    print("When the k-th submission was admitted (emulated s after the burst started) vs the floor")
+    print(table(
+        ["k", "floor s", *(f"ours S={s:g}" for s in results)],
+        [[k, f"{floor(k):.0f}", *(f"{r['admitted'][k - 1]:.1f}" for r in results.values())] for k in marks],
+    ))
+    for s, r in results.items():
+        ok = r["failed"] == 0 and r["jobs"] == n and r["keys"] == n and r["expected keys"] == n
+        print(f"S={s:g}: all {n} submitted, none failed, none twice (each job's own submission key): {'yes' if ok else 'NO'}")
+
+
+if __name__ == "__main__":
+    main()
