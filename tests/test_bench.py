@@ -1,0 +1,37 @@
+"""The benchmark scripts still run (their --quick size), and what they check holds.
+
+No timings are asserted here: BENCHMARKS.md reports those, from full runs.
+"""
+
+import subprocess
+import sys
+
+from tests.program import ROOT
+
+
+def quick(name: str) -> str:
+    done = subprocess.run([sys.executable, "-m", f"bench.{name}", "--quick"], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+def test_program_scale_registers_the_same_resources_as_its_baseline():
+    assert "(the same in both; asserted)" in quick("program_scale")
+
+
+def test_footprint_measures_the_real_provider_blob():
+    assert "components.spot_job.provider" in quick("footprint")
+
+
+def test_operations_compares_with_the_sdk_whose_jobs_really_landed():
+    assert "SDK's jobs landed in the emulator: yes; same CustomJob as ours" in quick("operations")
+
+
+def test_api_calls_counts_no_call_for_a_diff():
+    [row] = [line for line in quick("api_calls").splitlines() if line.startswith("diff, no change")]
+    assert row.split()[-1] == "0"
+
+
+def test_a_burst_submits_every_job_once():
+    out = quick("burst")
+    assert "S=60: all" in out and "none failed, none twice (each job's own submission key): yes" in out
