@@ -188,7 +188,10 @@ def test_delete_after_resubmissions_removes_every_attempt(emulator):
     assert emulator.jobs() == []
 
 
-def test_a_preview_announces_a_resubmission_without_making_it(emulator):
+def test_a_preview_announces_a_resubmission_without_making_it(emulator, caplog):
+    import logging
+
+    caplog.set_level(logging.INFO, logger="spot-training")
     news = inputs()
     created = provider.create(news)
     emulator.preempt(created.id)
@@ -196,6 +199,10 @@ def test_a_preview_announces_a_resubmission_without_making_it(emulator):
     emulator.reset_calls()
     assert provider.diff(created.id, refreshed, news).changes is True
     assert sum(emulator.calls.values()) == 0
+    assert any(
+        f"{created.outs['jobId']} ended FAILED (STOCKOUT); will be submitted again as attempt 2 on SPOT" in r.getMessage()
+        for r in caplog.records
+    )
 
 
 # --- the policy alone -------------------------------------------------------

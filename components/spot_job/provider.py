@@ -78,6 +78,12 @@ class SpotTrainingJobProvider(ResourceProvider):
         # A failed job the policy resubmits is an update: the resource stays,
         # and its attempt count and history carry over to the new submission.
         due = resubmission.next_submission(olds, news)
+        if due is not None:
+            _report_to_stderr()
+            log.info(
+                "%s: %s ended FAILED (%s); will be submitted again as attempt %d on %s",
+                news.get("displayName"), olds.get("jobId"), due.reason, due.attempt, due.strategy,
+            )
         if (reason := resubmission.held_back(olds, news)) is not None:
             _report_to_stderr()
             log.warning(
