@@ -264,3 +264,11 @@ def test_require_valid_lists_every_failure_with_a_prefix():
     message = str(raised.value)
     assert "spot-training:jobs.resnet.location" in message
     assert "spot-training:jobs.resnet.displayName" in message
+
+
+def test_a_flex_start_rung_is_not_judged_on_an_accelerator_a_preview_cannot_know():
+    unknown = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
+    inputs = with_machine(acceleratorType=unknown, acceleratorCount=1)
+    inputs["resubmission"] = {"fallback": [{"afterStockouts": 1, "strategy": "FLEX_START"}]}
+    assert spec.validate(inputs, unknown=unknown) == []
+    assert [f.path for f in spec.validate({**inputs, "jobSpec": job_inputs()["jobSpec"]})] == ["resubmission.fallback[0].strategy"]

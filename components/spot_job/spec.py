@@ -553,11 +553,20 @@ def _resubmission(k: _Known, fail: Fail) -> None:
             previous = after
         if not k.has(rung, "strategy"):
             fail(f"{path}.strategy", "is required: FLEX_START, STANDARD or auto")
-        elif k.text(rung, "strategy") == "FLEX_START" and not k.is_unknown(k.spec()) and not flex_start_qualifies(k.inputs):
+        elif k.text(rung, "strategy") == "FLEX_START" and _machines_known(k) and not flex_start_qualifies(k.inputs):
             fail(
                 f"{path}.strategy",
                 "FLEX_START needs NVIDIA GPUs in every worker pool; use STANDARD, or auto to pick FLEX_START only where it applies",
             )
+
+
+def _machines_known(k: _Known) -> bool:
+    """Whether every pool's accelerator is known (a preview may not know it yet)."""
+    return all(
+        not k.is_unknown(pool.get("machineSpec"))
+        and not any(k.is_unknown(v) for v in (k.get(pool, "machineSpec", dict) or {}).values())
+        for _, pool in k.pools()
+    )
 
 
 _RULES = (
