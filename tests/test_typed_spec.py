@@ -58,3 +58,28 @@ def test_every_typed_field_is_a_rest_field():
     for cls, message in pairs.items():
         names = {typed_spec._camel(f.name) for f in dataclasses.fields(cls)} - {"extra"}
         assert names <= set(schema.MESSAGES[message]), (cls.__name__, names - set(schema.MESSAGES[message]))
+
+
+def test_the_readme_typed_job_carries_its_lifecycle_knobs_to_the_resource():
+    from components.spot_job.resource import SpotTrainingJob, SpotTrainingJobArgs
+    from components.spot_job.typed_spec import (
+        ContainerSpec, FallbackRung, JobSpec, MachineSpec, ResubmissionPolicy, WorkerPoolSpec,
+    )
+    from tests.program import render_components
+
+    def build():
+        SpotTrainingJob("resnet", SpotTrainingJobArgs(
+            project="acme-ml-dev",
+            location="us-central1",
+            job_spec=JobSpec(worker_pool_specs=[WorkerPoolSpec(
+                machine_spec=MachineSpec("n1-standard-8", accelerator_type="NVIDIA_TESLA_T4", accelerator_count=1),
+                container_spec=ContainerSpec(image_uri=IMAGE),
+            )]),
+            resubmission=ResubmissionPolicy(max_resubmissions=5, fallback=[FallbackRung(after_stockouts=3)]),
+            wait_for="running",
+        ))
+
+    [job] = render_components(build).of_type("SpotTrainingJob")
+    assert job.inputs["resubmission"] == {"maxResubmissions": 5, "fallback": [{"afterStockouts": 3, "strategy": "auto"}]}
+    assert job.inputs["waitFor"] == "running"
+    assert spec.validate({k: v for k, v in job.inputs.items() if not k.startswith("__")}) == []
