@@ -7,6 +7,7 @@ from typing import Iterable, Optional
 
 import grpc
 from google.cloud import aiplatform_v1
+from google.protobuf import json_format
 
 from tests.emulator.clock import scaled_clock
 from tests.emulator.lifecycle import StepSpec, parse_steps
@@ -136,6 +137,11 @@ class JobServiceEmulator:
 
     def job(self, name: str) -> aiplatform_v1.CustomJob:
         return self._store.job(name)
+
+    def restore(self, job: dict) -> None:
+        """Hold a CustomJob given as its REST dict (as a recorded state fixture keeps it), exactly as given."""
+        message = json_format.ParseDict(job, aiplatform_v1.CustomJob.pb()())
+        self._store.restore(aiplatform_v1.CustomJob.wrap(message))
 
     def set_state(self, name: str, state: str, error: Optional[tuple[int, str]] = None) -> None:
         """Force a state; `error` is (code, message) and is cleared when omitted."""

@@ -178,6 +178,14 @@ class JobStore:
         with self.lock:
             return _copy(self._jobs[name])
 
+    def restore(self, job: CustomJob) -> None:
+        """Hold `job` exactly as given, name, labels and state included (a job an older version submitted)."""
+        with self.lock:
+            if job.name in self._jobs:
+                raise ValueError(f"{job.name} already exists")
+            self._jobs[job.name] = _copy(job)
+            self._seq[job.name] = next(self._counter)
+
     def set_state(self, name: str, state, error=None) -> None:
         state = S[state] if isinstance(state, str) else S(state)
         with self.lock:
