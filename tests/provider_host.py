@@ -11,6 +11,7 @@ import asyncio
 import os
 import subprocess
 import sys
+import tempfile
 from typing import Any
 
 import grpc
@@ -40,6 +41,8 @@ class ProviderHost:
         self._env = env
         self.process: subprocess.Popen | None = None
         self.stub: provider_pb2_grpc.ResourceProviderStub | None = None
+        # What the host writes to stderr is what `pulumi preview`/`up` shows.
+        self._stderr = tempfile.TemporaryFile(mode="w+")
 
     def __enter__(self) -> "ProviderHost":
         # From the project root, as the engine starts it: the pickled provider
@@ -49,6 +52,7 @@ class ProviderHost:
             cwd=ROOT,
             env={**os.environ, **self._env},
             stdout=subprocess.PIPE,
+            stderr=self._stderr,
         )
         port = int(self.process.stdout.readline())
         self._channel = grpc.insecure_channel(f"127.0.0.1:{port}")
@@ -60,6 +64,14 @@ class ProviderHost:
         self._channel.close()
         self.process.kill()
         self.process.wait()
+        self._stderr.close()
+
+    @property
+    def log(self) -> str:
+        """Everything the host wrote to stderr so far: the lines a user sees in the CLI."""
+        self._stderr.flush()
+        self._stderr.seek(0)
+        return self._stderr.read()
 
     def check(self, urn: str, olds: dict, news: dict) -> provider_pb2.CheckResponse:
         return self.stub.Check(provider_pb2.CheckRequest(urn=urn, olds=serialize(olds), news=serialize(news)))

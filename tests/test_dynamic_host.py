@@ -94,11 +94,37 @@ def test_a_knob_change_updates_in_place_through_the_host(host, emulator, program
     assert len(emulator.jobs()) == 1
 
 
-def test_a_job_deleted_out_of_band_reads_as_gone_through_the_host(host, emulator, program_inputs):
+def test_a_job_record_deleted_out_of_band_is_not_run_again_and_the_preview_says_so(host, emulator, program_inputs):
     inputs = deserialize(host.check(URN, {}, program_inputs).inputs)
     created = host.create(URN, inputs)
-    emulator.remove(created.id)
-    assert host.read(URN, created.id, deserialize(created.properties)).id == ""
+    emulator.set_state(created.id, "JOB_STATE_SUCCEEDED")
+    emulator.remove(created.id)  # from the console, after it ended
+
+    read = host.read(URN, created.id, deserialize(created.properties))
+    assert read.id == created.id  # still in state: the training is not run again
+    state = deserialize(read.properties)
+    assert state["gone"] is True
+    diff = host.diff(URN, created.id, state, inputs)
+    assert diff.changes == provider_pb2.DiffResponse.DIFF_NONE
+    assert f"job {state['jobId']} was deleted outside Pulumi after it ended" in host.log
+    assert "set or change `rerun`" in host.log
+    assert len(emulator.jobs()) == 0 and emulator.calls["CreateCustomJob"] == 1
+
+    rerun = {**inputs, "rerun": "again"}  # what the hint says to do
+    assert list(host.diff(URN, created.id, state, rerun).replaces) == ["rerun"]
+    host.delete(URN, created.id, state)
+    host.create(URN, rerun)
+    assert len(emulator.jobs()) == 1 and emulator.calls["CreateCustomJob"] == 2
+
+
+def test_a_job_cancelled_by_someone_else_gets_a_preview_warning_with_its_console_url(host, emulator, program_inputs):
+    inputs = deserialize(host.check(URN, {}, program_inputs).inputs)
+    created = host.create(URN, inputs)
+    emulator.set_state(created.id, "JOB_STATE_CANCELLED")  # from the console
+    state = deserialize(host.read(URN, created.id, deserialize(created.properties)).properties)
+    assert host.diff(URN, created.id, state, inputs).changes == provider_pb2.DiffResponse.DIFF_NONE
+    assert f"job {state['jobId']} was cancelled outside this stack" in host.log
+    assert state["consoleUrl"] in host.log and "`rerun`" in host.log
 
 
 def test_the_provider_module_imports_without_the_google_client_or_resources():

@@ -73,10 +73,14 @@ def test_read_refreshes_state_times_and_error(emulator):
     assert failed["jobSpec"] == inputs()["jobSpec"]
 
 
-def test_a_job_deleted_out_of_band_disappears_on_read(emulator):
+def test_a_job_record_deleted_out_of_band_stays_in_state_marked_gone(emulator):
     job_id, outs = created(emulator)
+    emulator.set_state(job_id, "JOB_STATE_SUCCEEDED")
+    outs = provider.read(job_id, outs).outs
     emulator.remove(job_id)
-    assert provider.read(job_id, outs).id == ""
+    read = provider.read(job_id, outs)
+    assert read.id == job_id  # an empty id would drop it, and the next up would train again
+    assert read.outs["gone"] is True and read.outs["state"] == "JOB_STATE_SUCCEEDED"
 
 
 def test_diff_of_an_unchanged_config_is_no_change_even_when_written_differently(emulator):

@@ -17,10 +17,11 @@ def test_without_the_emulator_variable_the_client_calls_the_regional_endpoint(mo
     assert client.api_endpoint == "europe-west4-aiplatform.googleapis.com"
 
 
-def refusing(error):
+def refusing(error, name="create_custom_job"):
     def method(**_):
         raise error
 
+    method.__name__ = name  # the client method it stands for: the role named depends on it
     return method
 
 
@@ -40,5 +41,5 @@ def test_a_rejected_submission_through_the_real_client_is_final(emulator):
     """The emulator rejects what Vertex rejects; the adapter does not retry it."""
     with vertex.JobService("us-central1") as service:
         with pytest.raises(vertex.VertexError, match="display_name"):
-            service.submit("projects/acme-ml-dev/locations/us-central1", {"jobSpec": {"workerPoolSpecs": []}}, "k" * 32)
+            service.submit("projects/acme-ml-dev/locations/us-central1", {"jobSpec": {"workerPoolSpecs": []}}, "k" * 32, "p/s/r")
     assert emulator.calls["CreateCustomJob"] == 1

@@ -46,7 +46,9 @@ OUTPUT_FIELDS = (
     "strategy",
     "attempt",
     "history",
+    "gone",
 )
+CANCELLED = "JOB_STATE_CANCELLED"
 
 
 class SpotTrainingJobProvider(ResourceProvider):
@@ -84,6 +86,20 @@ class SpotTrainingJobProvider(ResourceProvider):
                 "%s: %s ended FAILED (%s); will be submitted again as attempt %d on %s",
                 news.get("displayName"), olds.get("jobId"), due.reason, due.attempt, due.strategy,
             )
+        if olds.get("gone"):
+            _report_to_stderr()
+            log.warning(
+                "%s: job %s was deleted outside Pulumi after it ended (last seen %s); it is not run again. "
+                "To run it again, set or change `rerun` on the job.",
+                news.get("displayName"), olds.get("jobId"), olds.get("state"),
+            )
+        elif olds.get("state") == CANCELLED:
+            _report_to_stderr()
+            log.warning(
+                "%s: job %s was cancelled outside this stack; it is not run again. To run it again, set or "
+                "change `rerun` on the job. %s",
+                news.get("displayName"), olds.get("jobId"), olds.get("consoleUrl"),
+            )
         if (reason := resubmission.held_back(olds, news)) is not None:
             _report_to_stderr()
             log.warning(
@@ -106,11 +122,14 @@ class SpotTrainingJobProvider(ResourceProvider):
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
         from . import vertex
 
-        name = props.get("jobName") or id_
+        name = _job_name(props.get("jobName") or id_, props)
         with vertex.JobService(_location(name)) as service:
             job = service.get(name)
-        if job is None:  # deleted out of band: an empty id tells the engine it is gone
-            return ReadResult("", {})
+        if job is None:
+            # Vertex deletes only a job that has ended, so its training ran. The
+            # resource stays, marked gone: dropping it would make the next `up`
+            # run (and bill) the training again. `rerun` runs it again on purpose.
+            return ReadResult(id_, {**props, "gone": True})
         return ReadResult(id_, _outputs(props, job, **_kept(props)))
 
     def update(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
@@ -135,7 +154,7 @@ class SpotTrainingJobProvider(ResourceProvider):
         return UpdateResult(_outputs(news, job, key=key, strategy=due.strategy, attempt=due.attempt, history=history))
 
     def delete(self, id_: str, props: dict[str, Any]) -> None:
-        name = props.get("jobName") or id_
+        name = _job_name(props.get("jobName") or id_, props)
         on_delete = props.get("onDelete") or spec.DEFAULT_ON_DELETE
         if on_delete == "keep":  # forget it: the job, running or not, stays in Vertex
             return
@@ -149,18 +168,27 @@ class SpotTrainingJobProvider(ResourceProvider):
                 return
             service.delete(name, timeout)
             # Earlier attempts ended before this one was submitted; their records go too.
-            parent = name.rsplit("/customJobs/", 1)[0]
             for past in props.get("history") or []:
                 if past.get("jobId"):
-                    service.delete(f"{parent}/customJobs/{past['jobId']}", timeout)
+                    service.delete(_job_name(past["jobId"], props), timeout)
 
 
 def _submit(service: Any, props: dict[str, Any], attempt: int, strategy: str) -> tuple[dict[str, Any], str]:
     """Submits the `attempt`-th job of these inputs (or adopts it, if an earlier try landed)."""
     parent, key, body = spec.submission(props, attempt, strategy)
-    job, adopted = service.submit(parent, body, key)
+    job, adopted, left_running = service.submit(parent, body, key, props.get("submissionScope") or "")
     if adopted:
         log.warning("%s: adopted %s, submitted earlier under submission key %s", props.get("displayName"), job["name"], key)
+    if (props.get("onDelete") or spec.DEFAULT_ON_DELETE) == "keep":
+        return job, key  # its user asked for this resource's jobs to outlive it: none is cancelled
+    for other in left_running:
+        # Left by a create of an earlier spec that never reached the state (an
+        # interrupted `up`): nothing else points to it, so it would bill on unseen.
+        log.warning(
+            "%s: cancelling %s (%s), an earlier submission of this resource that no state points to",
+            props.get("displayName"), other["name"], other.get("state"),
+        )
+        service.cancel(other["name"])
     return job, key
 
 
@@ -172,6 +200,13 @@ def _kept(props: dict[str, Any]) -> dict[str, Any]:
         "attempt": props.get("attempt") or 1,
         "history": props.get("history") or [],
     }
+
+
+def _job_name(id_or_name: str, props: dict[str, Any]) -> str:
+    """The job's full resource name, from a state that may hold it or only its id."""
+    if "/" in id_or_name:
+        return id_or_name
+    return f"{spec.parent(props)}/customJobs/{id_or_name}"
 
 
 def _location(name: str) -> str:
@@ -210,4 +245,5 @@ def _outputs(
         "strategy": strategy,
         "attempt": int(attempt),
         "history": history,
+        "gone": False,
     }

@@ -98,5 +98,7 @@ def history_entry(state: dict[str, Any]) -> dict[str, Any]:
 
 
 def _whole(value: Any, default: int) -> int:
-    # Pulumi's wire format carries every number as a double.
-    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else default
+    # The one coercion `check` validated with: 1, 1.0 (Pulumi's wire format
+    # carries every number as a double) and "1" (as YAML or REST may write it).
+    number = spec.as_int(value)
+    return default if number is None else number

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Callable
 
+from . import labels as own_labels
 from . import schema
 
 # Inputs that define the job. Vertex cannot change a submitted CustomJob, so a
@@ -49,10 +50,12 @@ MAX_RESUBMISSIONS = 10
 # one of those threads longer than this, waiting or deleting.
 MAX_BLOCKING_SECONDS = 1800
 
-# The label that makes `create` idempotent (see submission_key). It takes one of
-# the 64 label slots Vertex allows, so users get 63.
-SUBMISSION_LABEL = "spot-training-key"
+# The label that makes `create` idempotent (see submission_key), beside the
+# others spot-training sets (labels.py). They take some of the 64 label slots
+# Vertex allows; users get the rest.
+SUBMISSION_LABEL = own_labels.SUBMISSION_LABEL
 MAX_LABELS = 64
+MAX_USER_LABELS = MAX_LABELS - own_labels.OWN_LABELS
 MAX_WORKER_POOLS = 4  # chief, workers, parameter servers, evaluators
 MAX_PACKAGE_URIS = 100
 MAX_DISPLAY_NAME = 128
@@ -147,7 +150,8 @@ def submission(inputs: dict[str, Any], attempt: int = 1, strategy: str | None = 
     the provider submits, and what the offline render prints."""
     key = submission_key(inputs, attempt)
     body = request_body(inputs)
-    body["labels"] = {**body.get("labels", {}), SUBMISSION_LABEL: key}
+    scope = inputs.get("submissionScope") or ""
+    body["labels"] = {**body.get("labels", {}), **own_labels.for_submission(scope, key, inputs.get("onDelete"))}
     if strategy is not None:
         body["jobSpec"]["scheduling"]["strategy"] = strategy
     return parent(inputs), key, body
@@ -190,7 +194,7 @@ def flex_start_qualifies(inputs: dict[str, Any]) -> bool:
     pools = [p for p in (inputs.get("jobSpec") or {}).get("workerPoolSpecs") or [] if isinstance(p, dict) and p]
     return bool(pools) and all(
         str((pool.get("machineSpec") or {}).get("acceleratorType", "")).startswith("NVIDIA_")
-        and (_as_int((pool.get("machineSpec") or {}).get("acceleratorCount")) or 0) > 0
+        and (as_int((pool.get("machineSpec") or {}).get("acceleratorCount")) or 0) > 0
         for pool in pools
     )
 
@@ -233,7 +237,7 @@ class _Checker:
             if not isinstance(value, str):
                 self.fail(path, f"must be a string, got {_type_name(value)}")
         elif kind == schema.INT:
-            if _as_int(value) is None:
+            if as_int(value) is None:
                 self.fail(path, f"must be a whole number, got {value!r}")
         elif kind == schema.BOOL:
             if not isinstance(value, bool):
@@ -291,7 +295,7 @@ class _Known:
         return self.get(obj, key, str)
 
     def number(self, obj: Any, key: str) -> int | None:
-        return _as_int(self.get(obj, key, (int, float, str)))
+        return as_int(self.get(obj, key, (int, float, str)))
 
     def spec(self) -> dict:
         return self.get(self.inputs, "jobSpec", dict) or {}
@@ -333,11 +337,15 @@ def _display_name(k: _Known, fail: Fail) -> None:
 
 def _labels(k: _Known, fail: Fail) -> None:
     labels = k.get(k.inputs, "labels", dict) or {}
-    if len(labels) > MAX_LABELS - 1:
-        fail("labels", f"has {len(labels)} labels; at most {MAX_LABELS - 1} (Vertex allows {MAX_LABELS}, one is {SUBMISSION_LABEL!r})")
+    if len(labels) > MAX_USER_LABELS:
+        fail(
+            "labels",
+            f"has {len(labels)} labels; at most {MAX_USER_LABELS} (Vertex allows {MAX_LABELS}, "
+            f"spot-training sets up to {own_labels.OWN_LABELS} of its own)",
+        )
     for key, value in labels.items():
         path = f"labels.{key}"
-        if key == SUBMISSION_LABEL:
+        if key in own_labels.RESERVED:
             fail(path, "is reserved: spot-training sets it to find its own submissions")
         elif not _LABEL_KEY.match(key):
             fail(path, "label keys are 1-63 characters of lowercase letters, digits, '_' and '-', starting with a letter")
@@ -613,8 +621,8 @@ def _normalise(value: Any, kind: Any) -> Any:
         if kind[0] == "list" and isinstance(value, list):
             return [_normalise(item, kind[1]) for item in value]
         return value
-    if kind == schema.INT and _as_int(value) is not None:
-        return _as_int(value)
+    if kind == schema.INT and as_int(value) is not None:
+        return as_int(value)
     if kind == schema.DURATION and isinstance(value, str) and (match := _DURATION.match(value)):
         fraction = (match.group(2) or "").rstrip("0").rstrip(".")
         return f"{int(match.group(1))}{fraction}s"
@@ -630,7 +638,7 @@ def _normalise(value: Any, kind: Any) -> Any:
     return value
 
 
-def _as_int(value: Any) -> int | None:
+def as_int(value: Any) -> int | None:
     """A whole number however it arrives: 1, "1" (REST writes int64 as a string)
     or 1.0 (Pulumi's wire format carries every number as a double)."""
     if isinstance(value, bool):

@@ -21,7 +21,7 @@ from google.cloud import aiplatform_v1
 from google.cloud.aiplatform_v1.services.job_service.transports import JobServiceGrpcTransport
 from google.protobuf import json_format
 
-from .spec import SUBMISSION_LABEL
+from . import labels
 
 log = logging.getLogger("spot-training")
 
@@ -29,6 +29,10 @@ log = logging.getLogger("spot-training")
 # of a plaintext gRPC JobService, used with no credentials at all.
 EMULATOR_HOST_ENV = "AIPLATFORM_EMULATOR_HOST"
 
+# An endpoint that does not answer fails in this many seconds, naming itself,
+# instead of after minutes of retries; SPOT_TRAINING_CONNECT_TIMEOUT overrides it.
+CONNECT_TIMEOUT = 15.0
+CONNECT_TIMEOUT_ENV = "SPOT_TRAINING_CONNECT_TIMEOUT"
 CALL_TIMEOUT = 60.0  # one RPC
 READ_DEADLINE = 120.0  # a read, across its retries
 # Submissions share a 60-per-minute regional quota: give a burst more than a
@@ -50,9 +54,7 @@ BACKOFF = Pace(initial=1.0, maximum=32.0, multiplier=2.0)  # after a transient e
 # 600 requests per minute per region that JobService allows.
 POLL = Pace(initial=1.0, maximum=15.0, multiplier=1.5)
 
-ACTIVE_STATES = frozenset(
-    {"JOB_STATE_QUEUED", "JOB_STATE_PENDING", "JOB_STATE_RUNNING", "JOB_STATE_PAUSED", "JOB_STATE_UPDATING"}
-)
+ACTIVE_STATES = labels.ACTIVE_STATES
 TERMINAL_STATES = frozenset(
     {
         "JOB_STATE_SUCCEEDED",
@@ -97,12 +99,23 @@ def _transient_retry(deadline: float) -> retries.Retry:
     )
 
 
+def endpoint(location: str) -> str:
+    return os.environ.get(EMULATOR_HOST_ENV) or f"{location}-aiplatform.googleapis.com"
+
+
 def job_service_client(location: str) -> aiplatform_v1.JobServiceClient:
-    emulator = os.environ.get(EMULATOR_HOST_ENV)
-    if emulator:
-        channel = grpc.insecure_channel(emulator)
+    if os.environ.get(EMULATOR_HOST_ENV):
+        channel = grpc.insecure_channel(endpoint(location))
         return aiplatform_v1.JobServiceClient(transport=JobServiceGrpcTransport(channel=channel))
-    return aiplatform_v1.JobServiceClient(client_options={"api_endpoint": f"{location}-aiplatform.googleapis.com"})
+    return aiplatform_v1.JobServiceClient(client_options={"api_endpoint": endpoint(location)})
+
+
+def connect_timeout() -> float:
+    raw = os.environ.get(CONNECT_TIMEOUT_ENV)
+    try:
+        return float(raw) if raw else CONNECT_TIMEOUT
+    except ValueError:
+        raise VertexError(f"{CONNECT_TIMEOUT_ENV}={raw!r} is not a number of seconds") from None
 
 
 def console_url(name: str) -> str:
@@ -125,7 +138,20 @@ class JobService:
     """One region's JobService for the span of one provider call."""
 
     def __init__(self, location: str) -> None:
+        self._endpoint = endpoint(location)
         self._client = job_service_client(location)
+        # Connect first, within a bound: a wrong or unreachable endpoint is one
+        # clear error here, not every call retrying UNAVAILABLE for minutes.
+        timeout = connect_timeout()
+        try:
+            grpc.channel_ready_future(self._client.transport.grpc_channel).result(timeout=timeout)
+        except grpc.FutureTimeoutError:
+            self._client.transport.close()
+            raise VertexError(
+                f"Vertex AI is unreachable: no connection to {self._endpoint} within {timeout:.0f}s. Check the "
+                f"job's location, the network or proxy between here and Google, or {EMULATOR_HOST_ENV} if it is "
+                f"set; {CONNECT_TIMEOUT_ENV} sets this bound in seconds."
+            ) from None
 
     def __enter__(self) -> "JobService":
         return self
@@ -133,29 +159,48 @@ class JobService:
     def __exit__(self, *_: object) -> None:
         self._client.transport.close()
 
-    def find(self, parent: str, key: str) -> dict[str, Any] | None:
-        """The job submitted under submission key `key`, if Vertex holds one."""
+    def jobs_of(self, parent: str, scope: str, display_name: str) -> list[dict[str, Any]]:
+        """Every job the resource with submission scope `scope` submitted in `parent`
+        (and, for jobs v1 labelled without a resource label, those with its display
+        name): one ListCustomJobs call, more only past a page of 100."""
         pager = self._call(
-            "look up the job's submission label",
+            "list the resource's jobs",
             self._client.list_custom_jobs,
-            request={"parent": parent, "filter": f'labels.{SUBMISSION_LABEL}="{key}"', "page_size": 10},
+            request={"parent": parent, "filter": labels.lookup_filter(scope, display_name), "page_size": 100},
             retry=_transient_retry(READ_DEADLINE),
             timeout=CALL_TIMEOUT,
         )
-        jobs = list(pager)
-        return to_dict(jobs[0]) if jobs else None
+        return [to_dict(job) for job in pager]
 
-    def submit(self, parent: str, body: dict[str, Any], key: str) -> tuple[dict[str, Any], bool]:
-        """Submits `body`, labelled with submission key `key`, once: (the job,
-        whether an earlier submission was adopted).
+    def labelled(self, parent: str, label: str, value: str) -> list[dict[str, Any]]:
+        """Every job in `parent` whose label `label` is `value` (checked here too, not
+        only by the filter)."""
+        pager = self._call(
+            f"list the jobs labelled {label}",
+            self._client.list_custom_jobs,
+            request={"parent": parent, "filter": f'labels.{label}="{value}"', "page_size": 100},
+            retry=_transient_retry(READ_DEADLINE),
+            timeout=CALL_TIMEOUT,
+        )
+        jobs = [to_dict(job) for job in pager]
+        return [job for job in jobs if (job.get("labels") or {}).get(label) == value]
+
+    def submit(
+        self, parent: str, body: dict[str, Any], key: str, scope: str
+    ) -> tuple[dict[str, Any], bool, list[dict[str, Any]]]:
+        """Submits `body`, labelled with submission key `key`, once: (the job, whether
+        an earlier submission was adopted, the resource's other jobs still active).
 
         CreateCustomJob has no request id, so it is never retried blindly: every
-        attempt first looks for a job carrying the submission key, which also
-        covers an earlier `pulumi up` that died before it recorded the job.
+        attempt first lists the resource's jobs and adopts one carrying the key
+        (never a cancelled one), which also covers an earlier `pulumi up` that died
+        before it recorded the job.
         """
+        seen: dict[str, list] = {}
 
         def adopt_or_create() -> tuple[dict[str, Any], bool]:
-            found = self.find(parent, key)
+            jobs = seen["jobs"] = self.jobs_of(parent, scope, body.get("displayName") or "")
+            found = labels.adoptable(jobs, key)
             if found is not None:
                 return found, True
             job = self._call(
@@ -168,13 +213,27 @@ class JobService:
             )
             return to_dict(job), False
 
-        return _transient_retry(SUBMIT_DEADLINE)(adopt_or_create)()
+        job, adopted = _transient_retry(SUBMIT_DEADLINE)(adopt_or_create)()
+        return job, adopted, labels.left_running(seen["jobs"], scope, job["name"])
 
     def get(self, name: str) -> dict[str, Any] | None:
-        """The job, or None if it no longer exists."""
+        """The job, or None if it no longer exists (its project and location do)."""
         try:
-            job = self._client.get_custom_job(name=name, retry=_transient_retry(READ_DEADLINE), timeout=CALL_TIMEOUT)
+            job = self._call(
+                "read the job", self._client.get_custom_job, name=name,
+                retry=_transient_retry(READ_DEADLINE), timeout=CALL_TIMEOUT,
+            )
         except exceptions.NotFound:
+            # NOT_FOUND names the job, or its project or location: only the
+            # first means the job is gone. Asking the parent tells them apart
+            # (and raises, naming it, when the parent is what is missing).
+            self._call(
+                "list jobs in the job's project and location",
+                self._client.list_custom_jobs,
+                request={"parent": name.rsplit("/customJobs/", 1)[0], "page_size": 1},
+                retry=_transient_retry(READ_DEADLINE),
+                timeout=CALL_TIMEOUT,
+            )
             return None
         return to_dict(job)
 
@@ -261,21 +320,69 @@ class JobService:
             pass
 
     def _call(self, action: str, method: Callable[..., Any], **kwargs: Any) -> Any:
+        target = kwargs.get("name") or kwargs.get("parent") or (kwargs.get("request") or {}).get("parent", "")
         try:
             return method(**kwargs)
-        except exceptions.PermissionDenied as error:
-            raise VertexError(
-                f"Vertex AI refused to {action}: {error.message}. The identity running `pulumi up` needs "
-                "roles/aiplatform.user on the project and, for the job's serviceAccount, "
-                "roles/iam.serviceAccountUser (actAs) on that service account."
-            ) from error
+        except (exceptions.PermissionDenied, exceptions.Unauthenticated) as error:
+            raise VertexError(_access_denied(action, method.__name__, target, error)) from error
         except exceptions.InvalidArgument as error:
             raise VertexError(f"Vertex AI rejected the request to {action}: {error.message}") from error
         except exceptions.NotFound as error:
             # On a call that names only the parent, NOT_FOUND means the parent itself.
-            if method in (self._client.create_custom_job, self._client.list_custom_jobs):
+            if method.__name__ in ("create_custom_job", "list_custom_jobs"):
                 raise VertexError(
-                    f"Vertex AI could not {action}: {error.message}. Check the project and location, and that the "
-                    "API is enabled: gcloud services enable aiplatform.googleapis.com"
+                    f"Vertex AI could not {action}: {error.message}. {target} does not exist or the Vertex AI "
+                    "API is not enabled there: check gcp:project and gcp:region (or the job's project and "
+                    "location), and run: gcloud services enable aiplatform.googleapis.com"
                 ) from error
             raise
+        except exceptions.RetryError as error:
+            raise VertexError(
+                f"Vertex AI did not answer the request to {action} at {self._endpoint}: {error.cause or error}"
+            ) from error
+
+
+# The role each kind of call needs (https://cloud.google.com/vertex-ai/docs/general/access-control).
+_ROLES = {
+    "get_custom_job": "roles/aiplatform.viewer",
+    "list_custom_jobs": "roles/aiplatform.viewer",
+    "create_custom_job": "roles/aiplatform.user",
+    "cancel_custom_job": "roles/aiplatform.user",
+    "delete_custom_job": "roles/aiplatform.user",
+}
+
+
+def _access_denied(action: str, method: str, target: str, error: exceptions.GoogleAPICallError) -> str:
+    who = _caller()
+    project = "/".join(target.split("/")[:2]) or "the job's project"
+    if isinstance(error, exceptions.Unauthenticated):
+        return (
+            f"Vertex AI did not accept the credentials of {who} to {action} ({target}): {error.message}. "
+            "Sign in again (gcloud auth application-default login), or check the workload identity CI uses."
+        )
+    role = _ROLES.get(method, "roles/aiplatform.user")
+    act_as = (
+        " It also needs roles/iam.serviceAccountUser (actAs) on the job's serviceAccount, which the stack "
+        "grants to its deployers and the team's members."
+        if method == "create_custom_job"
+        else ""
+    )
+    return (
+        f"Vertex AI refused {who} permission to {action} ({target}): {error.message}. That identity needs "
+        f"{role} (or a role with its permissions) on {project}; if the project was deleted or its id is "
+        f"mistyped, Google answers the same way.{act_as} Nothing was changed in Pulumi's state."
+    )
+
+
+def _caller() -> str:
+    """Who is calling, as far as the credentials tell (best effort, for the error message)."""
+    if os.environ.get(EMULATOR_HOST_ENV):
+        return "the caller"
+    try:
+        import google.auth
+
+        credentials, _ = google.auth.default()
+    except Exception:  # noqa: BLE001 - only an error message's wording depends on it
+        return "the identity running Pulumi"
+    email = getattr(credentials, "service_account_email", None)
+    return email if isinstance(email, str) and "@" in email else "the identity running Pulumi (your application-default credentials)"

@@ -1,4 +1,10 @@
-"""The subset of the AIP-160 list filter that callers of ListCustomJobs use."""
+"""The subset of the AIP-160 list filter (https://google.aip.dev/160) that callers of ListCustomJobs use.
+
+Terms are `field = value` over labels.KEY, display_name and state, joined by
+AND and OR; as in AIP-160, OR binds tighter than AND (`a AND b OR c` is
+`a AND (b OR c)`). Quoted values are matched whole, with \\" and \\\\ escapes,
+so a display name containing " AND " or a quote does not split the filter.
+"""
 
 import re
 from typing import Callable
@@ -9,28 +15,30 @@ from tests.emulator.errors import invalid
 
 Predicate = Callable[[aiplatform_v1.CustomJob], bool]
 
-# Quoted values are matched whole, so a display name containing " AND " does not split the filter.
-_TERM = re.compile(r'\s*(labels\.[a-z][a-z0-9_-]*|display_name|state)\s*=\s*(?:"([^"]*)"|([^\s"]+))\s*')
-_AND = re.compile(r"AND\b")
+_TERM = re.compile(r'\s*(labels\.[a-z][a-z0-9_-]*|display_name|state)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s"]+))\s*')
+_JOINER = re.compile(r"(AND|OR)\b\s*")
 
 
 def compile_filter(text: str) -> Predicate:
-    predicates = []
+    conjuncts: list[list[Predicate]] = [[]]  # AND of ORs
     pos = 0
     while text.strip():  # loops until the last term; an empty filter matches everything
         term = _TERM.match(text, pos)
         if not term:
             raise invalid(f"unsupported filter {text!r} at position {pos}")
         field, quoted, bare = term.groups()
-        predicates.append(_predicate(field, bare if quoted is None else quoted))
+        value = bare if quoted is None else re.sub(r"\\(.)", r"\1", quoted)
+        conjuncts[-1].append(_predicate(field, value))
         pos = term.end()
         if pos == len(text):
             break
-        joiner = _AND.match(text, pos)
+        joiner = _JOINER.match(text, pos)
         if not joiner:
-            raise invalid(f"unsupported filter {text!r} at position {pos}: only AND is supported")
+            raise invalid(f"unsupported filter {text!r} at position {pos}: only AND and OR are supported")
+        if joiner.group(1) == "AND":
+            conjuncts.append([])
         pos = joiner.end()
-    return lambda job: all(p(job) for p in predicates)
+    return lambda job: all(any(p(job) for p in alternatives) for alternatives in conjuncts if alternatives)
 
 
 def _predicate(field: str, value: str) -> Predicate:

@@ -1,0 +1,111 @@
+"""The labels spot-training puts on every CustomJob it submits, and how it reads them back.
+
+CreateCustomJob takes no request id and a CustomJob cannot be changed once
+submitted, so labels are the only way to find a job again after a lost answer,
+an interrupted `pulumi up` or a destroy:
+
+- `spot_training_key`: the submission key (spec.submission_key). A create looks
+  it up before it submits, so a retry adopts its own job instead of submitting
+  it twice.
+- `spot_training_resource`: the resource (project, stack, resource name),
+  hashed. Every attempt of every spec of one resource carries it, so `create`
+  finds, in one ListCustomJobs call, a job left running by an interrupted
+  create of an earlier spec.
+- `spot_training_stack`: the stack (project and stack name), hashed: the orphan
+  sweep lists a stack's jobs by it.
+- `spot_training_on_delete: keep`: the job was submitted to outlive its
+  resource (`onDelete: keep`); the sweep reports it as released, not orphaned.
+
+Keys are lowercase letters, digits and underscores only: they go into the
+ListCustomJobs filter unquoted, and AIP-160's filter grammar
+(https://google.aip.dev/160) reads a '-' in a field path as an operator.
+The filter is a search, not the guarantee: every job a list returns is checked
+here, by its labels, before it is adopted or cancelled.
+
+Pure, like spec.py: no Pulumi, no Google client.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, Iterable
+
+SUBMISSION_LABEL = "spot_training_key"
+RESOURCE_LABEL = "spot_training_resource"
+STACK_LABEL = "spot_training_stack"
+RELEASE_LABEL = "spot_training_on_delete"
+RELEASED = "keep"
+# v1 (up to dc94996) labelled its submissions `spot-training-key`, with the same
+# key derivation and no resource label; its in-flight jobs are found by display
+# name and adopted by this label.
+LEGACY_SUBMISSION_LABELS = ("spot-training-key",)
+RESERVED = (SUBMISSION_LABEL, RESOURCE_LABEL, STACK_LABEL, RELEASE_LABEL, *LEGACY_SUBMISSION_LABELS)
+# Of the 64 labels Vertex AI allows a job, the ones spot-training may set.
+OWN_LABELS = 4
+
+# A job in one of these states was cancelled, by this stack or by someone else:
+# never adopted, so a spec that comes back (A -> B -> A) or a stack re-created
+# after a destroy runs its training instead of inheriting a cancelled record.
+CANCELLED_STATES = frozenset({"JOB_STATE_CANCELLING", "JOB_STATE_CANCELLED"})
+ACTIVE_STATES = frozenset(
+    {"JOB_STATE_QUEUED", "JOB_STATE_PENDING", "JOB_STATE_RUNNING", "JOB_STATE_PAUSED", "JOB_STATE_UPDATING"}
+)
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def stack_scope(scope: str) -> str:
+    """"project/stack/resource" (the resource's submissionScope) -> "project/stack"."""
+    return "/".join(scope.split("/", 2)[:2])
+
+
+def resource_value(scope: str) -> str:
+    return _digest(f"resource:{scope}")
+
+
+def stack_value(stack: str) -> str:
+    """The stack label's value for "project/stack" (a Pulumi project and stack name)."""
+    return _digest(f"stack:{stack}")
+
+
+def for_submission(scope: str, key: str, on_delete: str | None) -> dict[str, str]:
+    """The labels a submission of the resource with `scope` carries, beside the user's."""
+    own = {
+        SUBMISSION_LABEL: key,
+        RESOURCE_LABEL: resource_value(scope),
+        STACK_LABEL: stack_value(stack_scope(scope)),
+    }
+    if on_delete == RELEASED:
+        own[RELEASE_LABEL] = RELEASED
+    return own
+
+
+def lookup_filter(scope: str, display_name: str) -> str:
+    """The ListCustomJobs filter for every job of a resource: its own label, or,
+    for jobs that v1 submitted without one, its display name."""
+    quoted = display_name.replace("\\", "\\\\").replace('"', '\\"')
+    return f'labels.{RESOURCE_LABEL}="{resource_value(scope)}" OR display_name="{quoted}"'
+
+
+def carries_key(job: dict[str, Any], key: str) -> bool:
+    labels = job.get("labels") or {}
+    return any(labels.get(label) == key for label in (SUBMISSION_LABEL, *LEGACY_SUBMISSION_LABELS))
+
+
+def of_resource(job: dict[str, Any], scope: str) -> bool:
+    return (job.get("labels") or {}).get(RESOURCE_LABEL) == resource_value(scope)
+
+
+def adoptable(jobs: Iterable[dict[str, Any]], key: str) -> dict[str, Any] | None:
+    """The job submitted earlier under `key` whose answer was lost, if any: never a
+    cancelled one, and of several (a key submitted again after a cancel) the newest."""
+    found = [j for j in jobs if carries_key(j, key) and j.get("state") not in CANCELLED_STATES]
+    return max(found, key=lambda j: j.get("createTime") or "", default=None)
+
+
+def left_running(jobs: Iterable[dict[str, Any]], scope: str, current: str) -> list[dict[str, Any]]:
+    """Jobs of the resource other than `current` that are still active: left behind
+    by a create of an earlier spec that never reached the state."""
+    return [j for j in jobs if of_resource(j, scope) and j.get("name") != current and j.get("state") in ACTIVE_STATES]
