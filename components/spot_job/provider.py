@@ -25,6 +25,7 @@ from pulumi.dynamic import (
 from pulumi.runtime import rpc
 
 from . import changes, resubmission, spec
+from .errors import reported_cleanly
 
 log = logging.getLogger("spot-training")
 
@@ -60,6 +61,7 @@ class SpotTrainingJobProvider(ResourceProvider):
         failures = spec.validate(news, unknown=rpc.UNKNOWN)
         return CheckResult(news, [CheckFailure(f.path, f.reason) for f in failures])
 
+    @reported_cleanly
     def diff(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
         before, after = spec.job_definition(olds), spec.job_definition(news)
         replaces = [key for key in spec.JOB_FIELDS if before.get(key) != after.get(key)]
@@ -108,6 +110,7 @@ class SpotTrainingJobProvider(ResourceProvider):
             )
         return DiffResult(changes=bool(knobs or due), replaces=[], delete_before_replace=cancel_first)
 
+    @reported_cleanly
     def create(self, props: dict[str, Any]) -> CreateResult:
         spec.require_valid(props)
         _report_to_stderr()
@@ -119,6 +122,7 @@ class SpotTrainingJobProvider(ResourceProvider):
             job = waiting.follow(service, job, props)
         return CreateResult(job["name"], _outputs(props, job, key=key, strategy=strategy, attempt=1, history=[]))
 
+    @reported_cleanly
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
         from . import vertex
 
@@ -132,6 +136,7 @@ class SpotTrainingJobProvider(ResourceProvider):
             return ReadResult(id_, {**props, "gone": True})
         return ReadResult(id_, _outputs(props, job, **_kept(props)))
 
+    @reported_cleanly
     def update(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
         outs = {key: value for key, value in olds.items() if key not in spec.KNOB_FIELDS}
         outs.update({key: news[key] for key in spec.KNOB_FIELDS if news.get(key) is not None})
@@ -153,6 +158,7 @@ class SpotTrainingJobProvider(ResourceProvider):
             job = waiting.follow(service, job, news)
         return UpdateResult(_outputs(news, job, key=key, strategy=due.strategy, attempt=due.attempt, history=history))
 
+    @reported_cleanly
     def delete(self, id_: str, props: dict[str, Any]) -> None:
         name = _job_name(props.get("jobName") or id_, props)
         on_delete = props.get("onDelete") or spec.DEFAULT_ON_DELETE

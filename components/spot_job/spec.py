@@ -17,6 +17,7 @@ from decimal import Decimal
 from typing import Any, Callable
 
 from . import labels as own_labels
+from .errors import UserError
 from . import schema
 
 # Inputs that define the job. Vertex cannot change a submitted CustomJob, so a
@@ -95,7 +96,7 @@ class Failure:
         return f"{self.path}: {self.reason}"
 
 
-class SpecError(ValueError):
+class SpecError(UserError, ValueError):
     """A spec that failed validation; the message lists every failure by path."""
 
     def __init__(self, failures: list[Failure], prefix: str = "") -> None:

@@ -22,6 +22,7 @@ from google.cloud.aiplatform_v1.services.job_service.transports import JobServic
 from google.protobuf import json_format
 
 from . import labels
+from .errors import UserError
 
 log = logging.getLogger("spot-training")
 
@@ -76,7 +77,7 @@ _TRANSIENT = (
 )
 
 
-class VertexError(RuntimeError):
+class VertexError(UserError, RuntimeError):
     """A call Vertex AI refused for good, with what to do about it."""
 
 

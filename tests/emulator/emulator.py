@@ -114,6 +114,21 @@ class JobServiceEmulator:
         with self._store.lock:
             self._store.quota = quota
 
+    def deny_project(self, project: str, code: grpc.StatusCode = grpc.StatusCode.PERMISSION_DENIED) -> None:
+        """Fail every call on `project` with `code` and Google's wording: NOT_FOUND for a deleted project,
+        PERMISSION_DENIED for one the caller may not use (or that may not exist, as Google words it)."""
+        with self._store.lock:
+            self._store.denied_projects[project] = code
+
+    @property
+    def ignore_filter(self) -> bool:
+        """While True ListCustomJobs returns every job of the parent, whatever the filter says."""
+        return self._store.ignore_filter
+
+    @ignore_filter.setter
+    def ignore_filter(self, value: bool) -> None:
+        self._store.ignore_filter = value
+
     @property
     def hold_cancelling(self) -> bool:
         """While True a cancelled job stays CANCELLING however often it is polled."""

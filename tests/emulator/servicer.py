@@ -88,6 +88,7 @@ class JobServiceServicer:
     def _apply(self, rpc: str, handler: Callable, request, fault: Optional[Fault]):
         if fault and not fault.after_apply:
             raise fault.error()
+        self._store.check_project(getattr(request, "name", "") or getattr(request, "parent", ""))
         if rpc == "CreateCustomJob":
             self._store.meter(request.parent)  # a call rejected before this point does not use quota
         answer = handler(request)

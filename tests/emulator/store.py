@@ -48,6 +48,8 @@ class JobStore:
         self.quota: Optional[SubmissionQuota] = None
         self.hold_cancelling = False
         self.cancel_polls = 1
+        self.denied_projects: dict[str, grpc.StatusCode] = {}  # project -> the code every call on it gets
+        self.ignore_filter = False  # list everything, as a filter Vertex read differently would
         self._jobs: dict[str, CustomJob] = {}
         self._seq: dict[str, int] = {}  # creation order; page tokens point into it so paging survives inserts
         self._counter = itertools.count(1)
@@ -76,6 +78,19 @@ class JobStore:
     def failed(self, rpc: str, code: grpc.StatusCode) -> None:
         with self.lock:
             self.failures[rpc, code.name] += 1
+
+    def check_project(self, resource: str) -> None:
+        """Answer for a project that is deleted, mistyped or closed to the caller as Google does."""
+        project = resource.split("/")[1] if resource.startswith("projects/") else ""
+        with self.lock:
+            code = self.denied_projects.get(project)
+        if code == grpc.StatusCode.NOT_FOUND:
+            raise ApiError(code, f"Project '{project}' not found or deleted.")
+        if code is not None:
+            raise ApiError(
+                code,
+                f"Permission 'aiplatform.customJobs.list' denied on resource '//aiplatform.googleapis.com/projects/{project}/locations/-' (or it may not exist).",
+            )
 
     # --- RPCs: raise ApiError -------------------------------------------------------------
 
@@ -115,6 +130,8 @@ class JobStore:
     def list_page(self, parent: str, filter_text: str, page_size: int, page_token: str) -> tuple[list[CustomJob], str]:
         check_parent(parent)
         matches = compile_filter(filter_text)
+        if self.ignore_filter:
+            matches = lambda job: True  # noqa: E731
         if page_size < 0:
             raise invalid("page_size must not be negative")
         page_size = page_size or DEFAULT_PAGE_SIZE
