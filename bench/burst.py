@@ -16,7 +16,7 @@ like the emulated clock, which only a monkeypatch in this process can do (the
 host has no setting for it). Nothing else is changed.
 
 Reported per scale: submitted, failed (a create raised), doubled (jobs in the
-emulator vs distinct `spot-training-key` labels), CreateCustomJob and
+emulator vs distinct `spot_training_key` labels), CreateCustomJob and
 ListCustomJobs calls, RESOURCE_EXHAUSTED rejections (emulator.failures), and
 the elapsed time in emulated seconds against the quota's floor: with 60 per
 sliding minute the k-th submission cannot be admitted before 60*floor((k-1)/60)
