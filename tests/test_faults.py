@@ -120,3 +120,11 @@ def test_a_missing_parent_on_the_label_look_up_gets_the_same_advice(emulator):
     with pytest.raises(vertex.VertexError, match="gcloud services enable"):
         provider.create(inputs())
     assert emulator.calls["CreateCustomJob"] == 0
+
+
+def test_a_submission_that_never_gets_through_is_one_clean_error_and_no_duplicate(emulator, monkeypatch):
+    monkeypatch.setattr(vertex, "SUBMIT_DEADLINE", 0.3)
+    emulator.inject("CreateCustomJob", grpc.StatusCode.UNAVAILABLE, times=10_000)
+    with pytest.raises(vertex.VertexError, match=f"did not accept the job at {emulator.address}"):
+        provider.create(inputs())
+    assert emulator.jobs() == [] and emulator.calls["CreateCustomJob"] > 1

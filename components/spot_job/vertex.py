@@ -214,7 +214,13 @@ class JobService:
             )
             return to_dict(job), False
 
-        job, adopted = _transient_retry(SUBMIT_DEADLINE)(adopt_or_create)()
+        try:
+            job, adopted = _transient_retry(SUBMIT_DEADLINE)(adopt_or_create)()
+        except exceptions.RetryError as error:
+            raise VertexError(
+                f"Vertex AI did not accept the job at {self._endpoint} within {SUBMIT_DEADLINE:.0f}s of retries: "
+                f"{error.cause or error}. Nothing was submitted twice; the next `pulumi up` looks again."
+            ) from error
         return job, adopted, labels.left_running(seen["jobs"], scope, job["name"])
 
     def get(self, name: str) -> dict[str, Any] | None:
