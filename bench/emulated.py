@@ -28,8 +28,7 @@ from google.protobuf import struct_pb2
 from pulumi.runtime import rpc
 from pulumi.runtime.proto import provider_pb2, provider_pb2_grpc
 
-from tests.fixtures import docs_request_body
-from tests.program import ROOT, render
+from tests.program import ROOT, one_job_inputs
 from tests.provider_host import JOB_TYPE, ProviderHost, deserialize
 
 URN = f"urn:pulumi:dev::spot-training::{JOB_TYPE}::resnet"
@@ -43,14 +42,7 @@ _loop = asyncio.new_event_loop()  # one loop for every request (tests.provider_h
 
 def program_inputs() -> dict[str, Any]:
     """What the program registered for one job (vision/resnet, dev), `__provider` blob included."""
-    config = {
-        "gcp:project": "acme-ml-dev",
-        "gcp:region": "us-central1",
-        "spot-training:environment": "dev",
-        "spot-training:teams": {"vision": {"jobs": {"resnet": docs_request_body()["jobSpec"]}}},
-    }
-    [job] = render(config).of_type("SpotTrainingJob")
-    return dict(job.inputs)
+    return one_job_inputs()
 
 
 def scoped(inputs: dict[str, Any], scope: str) -> dict[str, Any]:

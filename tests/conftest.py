@@ -22,3 +22,12 @@ def fast_pace(monkeypatch):
 
     monkeypatch.setattr(vertex, "BACKOFF", vertex.Pace(initial=0.01, maximum=0.05, multiplier=2.0))
     monkeypatch.setattr(vertex, "POLL", vertex.Pace(initial=0.01, maximum=0.05, multiplier=1.5))
+
+
+@pytest.fixture
+def host(emulator):
+    """The SDK's dynamic provider host as a subprocess, as the engine runs it, talking to the emulator."""
+    from tests.provider_host import ProviderHost
+
+    with ProviderHost({"AIPLATFORM_EMULATOR_HOST": emulator.address}) as host:
+        yield host

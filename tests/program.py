@@ -81,3 +81,19 @@ def render_components(build, stack: str = "dev", recorder: Recorder | None = Non
     pulumi.runtime.set_mocks(recorder, project="spot-training", stack=stack, preview=False, monitor=RecordingMonitor(recorder))
     pulumi.runtime.test(build)()
     return recorder
+
+
+def one_job_inputs() -> dict:
+    """What the program registers for one job (team vision, job resnet, stack dev):
+    the docs' Spot request body with the team's defaults, `__provider` blob included."""
+    from tests.fixtures import docs_request_body
+
+    config = {
+        "gcp:project": "acme-ml-dev",
+        "gcp:region": "us-central1",
+        "spot-training:environment": "dev",
+        "spot-training:teams": {"vision": {"jobs": {"resnet": docs_request_body()["jobSpec"]}}},
+    }
+    [job] = render(config).of_type("SpotTrainingJob")
+    # The team's defaults are Outputs resolved by the engine; the mocks resolve them alike.
+    return dict(job.inputs)

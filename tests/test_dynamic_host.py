@@ -6,8 +6,7 @@ import copy
 import pytest
 from pulumi.runtime.proto import provider_pb2
 
-from tests.fixtures import docs_request_body
-from tests.program import render
+from tests.program import one_job_inputs
 from tests.provider_host import JOB_TYPE, ProviderHost, deserialize
 
 URN = f"urn:pulumi:dev::spot-training::{JOB_TYPE}::resnet"
@@ -15,22 +14,7 @@ URN = f"urn:pulumi:dev::spot-training::{JOB_TYPE}::resnet"
 
 @pytest.fixture
 def program_inputs():
-    """What the program registered for one job, `__provider` blob included."""
-    config = {
-        "gcp:project": "acme-ml-dev",
-        "gcp:region": "us-central1",
-        "spot-training:environment": "dev",
-        "spot-training:teams": {"vision": {"jobs": {"resnet": docs_request_body()["jobSpec"]}}},
-    }
-    [job] = render(config).of_type("SpotTrainingJob")
-    # The team's defaults are Outputs resolved by the engine; the mocks resolve them alike.
-    return job.inputs
-
-
-@pytest.fixture
-def host(emulator):
-    with ProviderHost({"AIPLATFORM_EMULATOR_HOST": emulator.address}) as host:
-        yield host
+    return one_job_inputs()
 
 
 def test_the_provider_blob_is_small_and_names_the_provider_by_reference(program_inputs):

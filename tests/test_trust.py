@@ -12,8 +12,7 @@ import pytest
 from pulumi.runtime.proto import provider_pb2
 
 from components.spot_job import labels
-from tests.fixtures import docs_request_body
-from tests.program import render
+from tests.program import one_job_inputs
 from tests.provider_host import JOB_TYPE, ProviderHost, deserialize
 
 URN = f"urn:pulumi:dev::spot-training::{JOB_TYPE}::vision-resnet"
@@ -21,20 +20,7 @@ URN = f"urn:pulumi:dev::spot-training::{JOB_TYPE}::vision-resnet"
 
 @pytest.fixture(scope="module")
 def program_inputs():
-    config = {
-        "gcp:project": "acme-ml-dev",
-        "gcp:region": "us-central1",
-        "spot-training:environment": "dev",
-        "spot-training:teams": {"vision": {"jobs": {"resnet": docs_request_body()["jobSpec"]}}},
-    }
-    [job] = render(config).of_type("SpotTrainingJob")
-    return job.inputs
-
-
-@pytest.fixture
-def host(emulator):
-    with ProviderHost({"AIPLATFORM_EMULATOR_HOST": emulator.address}) as host:
-        yield host
+    return one_job_inputs()
 
 
 def checked(host, inputs, **changes) -> dict:

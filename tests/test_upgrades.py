@@ -20,7 +20,7 @@ import pytest
 from pulumi.runtime.proto import provider_pb2
 
 from components.spot_job import spec
-from tests.provider_host import ProviderHost, deserialize
+from tests.provider_host import deserialize
 
 FIXTURES = sorted((Path(__file__).parent / "upgrades").glob("v*.json"))
 RECORDED = {path.stem: json.loads(path.read_text()) for path in FIXTURES}
@@ -37,12 +37,6 @@ def _scenario(version: str, name: str) -> dict:
 def _referenced_globals(blob: str) -> list[str]:
     """The module and class names a pickle refers to, read without unpickling it."""
     return [arg for op, arg, _ in pickletools.genops(base64.b64decode(blob)) if op.name in ("SHORT_BINUNICODE", "BINUNICODE")]
-
-
-@pytest.fixture
-def host(emulator):
-    with ProviderHost({"AIPLATFORM_EMULATOR_HOST": emulator.address}) as host:
-        yield host
 
 
 def test_there_is_a_recorded_state_of_every_released_version():

@@ -21,23 +21,11 @@ from google.cloud import aiplatform_v1
 from google.protobuf import json_format
 
 from tests.emulator import JobServiceEmulator
-from tests.fixtures import docs_request_body
-from tests.program import ROOT, render
+from tests.program import ROOT, one_job_inputs
 from tests.provider_host import JOB_TYPE, ProviderHost, deserialize
 
 HERE = Path(__file__).resolve().parent
 URN = f"urn:pulumi:dev::spot-training::{JOB_TYPE}::vision-resnet"
-
-
-def _inputs() -> dict:
-    config = {
-        "gcp:project": "acme-ml-dev",
-        "gcp:region": "us-central1",
-        "spot-training:environment": "dev",
-        "spot-training:teams": {"vision": {"jobs": {"resnet": docs_request_body()["jobSpec"]}}},
-    }
-    [job] = render(config).of_type("SpotTrainingJob")
-    return job.inputs
 
 
 def _job(emulator: JobServiceEmulator, name: str) -> dict:
@@ -45,7 +33,7 @@ def _job(emulator: JobServiceEmulator, name: str) -> dict:
 
 
 def record() -> dict:
-    inputs = _inputs()
+    inputs = one_job_inputs()
     scenarios = {}
     with JobServiceEmulator() as emulator, ProviderHost({"AIPLATFORM_EMULATOR_HOST": emulator.address}) as host:
         checked = deserialize(host.check(URN, {}, inputs).inputs)
