@@ -24,9 +24,10 @@ from pulumi.dynamic import (
 )
 from pulumi.runtime import rpc
 
-from . import changes, resubmission, spec
+from . import changes, redaction, resubmission, spec
 
 log = logging.getLogger("spot-training")
+log.addFilter(redaction.ScrubFilter())  # no secret value in any line the host writes
 
 PROVIDER_KEY = "__provider"
 
@@ -49,6 +50,7 @@ OUTPUT_FIELDS = (
 )
 
 
+@redaction.guarded  # learns each call's secret values; scrubs them from its errors
 class SpotTrainingJobProvider(ResourceProvider):
     # The provider carries no secrets (it has no state at all), so its blob
     # stays readable and small in the state file.
