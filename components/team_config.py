@@ -327,14 +327,24 @@ def _resolve_secret_refs(job_spec: dict, path: str, team: TeamConfig, failures: 
         used.append(key)
         return team.secrets[key].version_name
 
+    for env_path, env in _envs(job_spec):
+        for j, var in enumerate(env):
+            if isinstance(var, dict) and isinstance(var.get("value"), str):
+                where = f"{path}.{env_path}[{j}].value"
+                var["value"] = SECRET_REF.sub(lambda m: resolve(m, where), var["value"])
+    return sorted(set(used))
+
+
+def _envs(job_spec: dict) -> list[tuple[str, list]]:
+    """Each env list of a job's pools, with its path: workerPoolSpecs[0].containerSpec.env."""
+    found = []
     for i, pool in enumerate(job_spec.get("workerPoolSpecs") or []):
         for task in ("containerSpec", "pythonPackageSpec"):
-            env = pool.get(task, {}).get("env") if isinstance(pool, dict) and isinstance(pool.get(task), dict) else None
-            for j, var in enumerate(env if isinstance(env, list) else []):
-                if isinstance(var, dict) and isinstance(var.get("value"), str):
-                    where = f"{path}.workerPoolSpecs[{i}].{task}.env[{j}].value"
-                    var["value"] = SECRET_REF.sub(lambda m: resolve(m, where), var["value"])
-    return sorted(set(used))
+            task_spec = pool.get(task) if isinstance(pool, dict) else None
+            env = task_spec.get("env") if isinstance(task_spec, dict) else None
+            if isinstance(env, list):
+                found.append((f"workerPoolSpecs[{i}].{task}.env", env))
+    return found
 
 
 class _Secrets:
@@ -349,16 +359,14 @@ class _Secrets:
     def of_job(self, path: str, raw: dict) -> list[str]:
         paths = []
         for leaf in self.leaves:
-            if not leaf.startswith(path + ".") or leaf.removeprefix(path + ".").split(".")[0].split("[")[0] in KNOB_KEYS:
-                continue  # not this job's; or a lifecycle knob, which is never a credential
             relative = leaf.removeprefix(path + ".")
-            paths.append(relative if relative.split(".")[0].split("[")[0] in BODY_KEYS else f"jobSpec.{relative}")
+            top = re.split(r"[.\[]", relative, maxsplit=1)[0]
+            if relative == leaf or top in KNOB_KEYS:
+                continue  # not this job's; or a lifecycle knob, which is never a credential
+            paths.append(relative if top in BODY_KEYS else f"jobSpec.{relative}")
             self.placed.add(leaf)
         if self.env_values:
-            for i, pool in enumerate(raw.get("workerPoolSpecs") or []):
-                for task in ("containerSpec", "pythonPackageSpec"):
-                    env = (pool.get(task) or {}).get("env") if isinstance(pool, dict) and isinstance(pool.get(task), dict) else None
-                    paths += [f"jobSpec.workerPoolSpecs[{i}].{task}.env[{j}].value" for j in range(len(env) if isinstance(env, list) else 0)]
+            paths += [f"jobSpec.{env_path}[{j}].value" for env_path, env in _envs(raw) for j in range(len(env))]
         self.paths[path] = paths
         return paths
 
@@ -376,9 +384,7 @@ class _Secrets:
         wheres = list(self.leaves)
         wheres += [f"{job}.{p.removeprefix('jobSpec.')}" for job, paths in self.paths.items() for p in paths]
         for where in wheres:
-            key = re.split(r"[.\[]", where.split(":", 1)[1], maxsplit=1)[0]
-            key = f"{where.split(':', 1)[0]}:{key}"
-            rest = where.removeprefix(key).removeprefix(".")
-            value = property_paths.get(get(key), property_paths.split(rest)) if rest else get(key)
+            key, rest = re.match(r"^([^.\[]+)\.?(.*)$", where).groups()  # spot-training:teams, vision.jobs...
+            value = property_paths.get(get(key), property_paths.split(rest))
             found |= {v for _, v in property_paths.leaves(value) if isinstance(v, str)}
         return found
