@@ -4,8 +4,12 @@ import json
 
 import pulumi
 
+from components import stack_file
 from components.team import TeamTrainingEnvironment, TeamTrainingEnvironmentArgs
-from components.team_config import load
+from components.team_config import NS, load
+
+# The program's own keys; gcp:* belong to the Google provider, which keeps its secrets itself.
+KEYS = (f"{NS}:environment", f"{NS}:deployers", f"{NS}:teams")
 
 
 def config_value(key: str):
@@ -19,7 +23,31 @@ def config_value(key: str):
         return raw
 
 
-stack = load(config_value)  # raises, naming the config path, before anything is registered
+def secret_leaves() -> tuple[list[str], bool]:
+    """The config paths of the values set with `pulumi config set --secret`, and whether to take every env value as one.
+
+    The CLI says only which keys hold a secret somewhere; the stack file says
+    which leaf (`{secure: ...}`). When it cannot (no file, or the value came
+    from an ESC environment), every env value of every job is kept secret:
+    env is where a job's credentials would be.
+    """
+    on_disk = stack_file.read(pulumi.get_stack())
+    leaves, every_env_value = [], False
+    for key in (k for k in KEYS if pulumi.runtime.is_config_secret(k)):
+        found = stack_file.secure_leaves((on_disk or {}).get(key))
+        if key == f"{NS}:teams" and found in ([], [""]):
+            every_env_value = True
+            pulumi.log.warn(
+                f"{key} is secret, but {stack_file.path(pulumi.get_stack())} does not say which of its values are: "
+                "every env value of every job is kept secret (set secrets with `pulumi config set --secret --path`)"
+            )
+        else:
+            leaves += [key + ("" if not path or path.startswith("[") else ".") + path for path in found or [""]]
+    return leaves, every_env_value
+
+
+leaves, every_env_value = secret_leaves()
+stack = load(config_value, leaves, every_env_value)  # raises, naming the config path, before anything is registered
 for name, team in stack.teams.items():
     environment = TeamTrainingEnvironment(
         name,

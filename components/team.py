@@ -11,7 +11,9 @@ import pulumi
 import pulumi_gcp as gcp
 
 from .artifact_registry import ContainerRepository, ContainerRepositoryArgs
+from .secret_access import SecretAccess, SecretAccessArgs
 from .service_account import TrainingServiceAccount, TrainingServiceAccountArgs
+from .spot_job import property_paths
 from .spot_job.resource import SpotTrainingJob, SpotTrainingJobArgs
 from .staging_bucket import OUTPUTS_PREFIX, StagingBucket, StagingBucketArgs
 from .team_config import IMAGE_REF, PACKAGE_REF, TeamConfig
@@ -78,16 +80,24 @@ class TeamTrainingEnvironment(pulumi.ComponentResource):
             key: TrainingPackage(f"{name}-package-{key}", TrainingPackageArgs(bucket=self.bucket.name, source=source), opts=child).uri
             for key, source in team.packages.items()
         }
+        self.secret_access = SecretAccess(
+            f"{name}-secrets",
+            SecretAccessArgs(secrets={key: s.secret for key, s in team.secrets.items()}, member=self.service_account.member),
+            opts=child,
+        ) if team.secrets else None
         self.jobs = {
             key: SpotTrainingJob(
                 f"{name}-{key}",
                 SpotTrainingJobArgs.from_custom_job(
-                    self._job_body(key, job.body, args),
+                    self._job_body(key, job.body, job.secret_paths, args),
                     project=args.project,
                     location=args.region,
                     **job.knobs,
                 ),
-                opts=child,
+                # A job that reads a secret starts only once its account may read it.
+                opts=pulumi.ResourceOptions(parent=self, depends_on=[self.secret_access.grants[k] for k in job.secrets])
+                if job.secrets
+                else child,
             )
             for key, job in team.jobs.items()
         }
@@ -104,8 +114,8 @@ class TeamTrainingEnvironment(pulumi.ComponentResource):
         }
         self.register_outputs(self.outputs)
 
-    def _job_body(self, key: str, body: dict[str, Any], args: TeamTrainingEnvironmentArgs) -> dict[str, Any]:
-        """The team's defaults filled in and its image and package references resolved."""
+    def _job_body(self, key: str, body: dict[str, Any], secret_paths: list[str], args: TeamTrainingEnvironmentArgs) -> dict[str, Any]:
+        """The team's defaults filled in, its image and package references resolved, its secret values marked."""
         body = copy.deepcopy(body)
         spec = body["jobSpec"]
         body.setdefault("displayName", f"{args.team.name}-{key}")
@@ -123,4 +133,11 @@ class TeamTrainingEnvironment(pulumi.ComponentResource):
                     self.packages[m.group(1)] if isinstance(uri, str) and (m := PACKAGE_REF.match(uri)) else uri
                     for uri in package["packageUris"]
                 ]
+        for path in secret_paths:
+            # Only this leaf becomes secret: the engine encrypts it in state and
+            # a preview shows it as [secret], the rest of the spec stays readable.
+            *parents, last = property_paths.split(path)
+            holder = property_paths.get(body, parents)
+            if isinstance(holder, dict) and last in holder or isinstance(holder, list) and isinstance(last, int) and last < len(holder):
+                holder[last] = pulumi.Output.secret(holder[last])
         return body

@@ -10,15 +10,21 @@ import copy
 import re
 from pathlib import Path
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Collection
 
 import pulumi
 
-from .spot_job import spec
+from .spot_job import property_paths, redaction, spec
 
 NS = "spot-training"
 IMAGE_REF = re.compile(r"^\$\{images\.([A-Za-z0-9_-]+)\}$")
 PACKAGE_REF = re.compile(r"^\$\{packages\.([A-Za-z0-9_-]+)\}$")
+# Anywhere in an env value: resolved to the secret version's resource name,
+# which the training code reads from Secret Manager at run time.
+SECRET_REF = re.compile(r"\$\{secrets\.([A-Za-z0-9_-]+)\}")
+_SECRET_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+_SECRET = re.compile(r"^projects/[a-z0-9][a-z0-9.:-]*/secrets/[A-Za-z0-9_-]{1,255}$")
+_SECRET_VERSION = re.compile(r"^(latest|[1-9][0-9]*)$")
 _TEAM_NAME = re.compile(r"^[a-z][a-z0-9-]{0,19}$")
 _MEMBER = re.compile(r"^(user|group|serviceAccount|domain|principal|principalSet):\S+$")
 _ENVIRONMENT = re.compile(r"^[a-z][a-z0-9-]{0,15}$")
@@ -72,9 +78,22 @@ class ImageConfig:
 
 
 @dataclass
+class SecretConfig:
+    secret: str  # projects/P/secrets/S, a Secret Manager secret the team's account may read
+    version: str = "latest"
+
+    @property
+    def version_name(self) -> str:
+        return f"{self.secret}/versions/{self.version}"
+
+
+@dataclass
 class JobConfig:
-    body: dict[str, Any]  # displayName, labels, encryptionSpec, jobSpec: references still unresolved
+    body: dict[str, Any]  # displayName, labels, encryptionSpec, jobSpec: image and package references still unresolved
     knobs: dict[str, Any] = field(default_factory=dict)  # SpotTrainingJobArgs field -> value
+    # Paths into `body` (as the resource's inputs) of values set with `pulumi config set --secret`.
+    secret_paths: list[str] = field(default_factory=list)
+    secrets: list[str] = field(default_factory=list)  # keys of the team's secrets it refers to
 
 
 @dataclass
@@ -85,6 +104,7 @@ class TeamConfig:
     repository: dict[str, Any] = field(default_factory=dict)  # ContainerRepositoryArgs field -> value
     images: dict[str, ImageConfig] = field(default_factory=dict)
     packages: dict[str, str] = field(default_factory=dict)  # key -> built sdist/wheel path
+    secrets: dict[str, SecretConfig] = field(default_factory=dict)
     jobs: dict[str, JobConfig] = field(default_factory=dict)
 
 
@@ -97,9 +117,16 @@ class StackConfig:
     teams: dict[str, TeamConfig]
 
 
-def load(get: Any) -> StackConfig:
-    """`get(key)` returns a config value (objects already parsed) or None."""
+def load(get: Any, secret_leaves: Collection[str] = (), secret_env_values: bool = False) -> StackConfig:
+    """`get(key)` returns a config value (objects already parsed) or None.
+
+    `secret_leaves` are the full config paths of the values set as secrets
+    (`spot-training:teams.vision.jobs.resnet.workerPoolSpecs[0].containerSpec.env[0].value`);
+    with `secret_env_values`, every env value of every job is taken as one
+    (the config says the key is secret but not which of its values).
+    """
     failures: list[str] = []
+    secrets = _Secrets(secret_leaves, secret_env_values)
     project, region = get("gcp:project"), get("gcp:region")
     for key, value in (("gcp:project", project), ("gcp:region", region)):
         if not isinstance(value, str) or not value:
@@ -114,20 +141,23 @@ def load(get: Any) -> StackConfig:
         failures.append(f"{NS}:teams: is required: a map of team name to team")
     else:
         for name, raw in raw_teams.items():
-            teams[name] = _team(name, raw, f"{NS}:teams.{name}", project, region, failures)
+            teams[name] = _team(name, raw, f"{NS}:teams.{name}", project, region, secrets, failures)
+    failures += secrets.misplaced()
     if failures:
-        raise ConfigError(failures)
+        # A failure may quote the value it rejects; a secret one is never shown.
+        values = secrets.values(get)
+        raise ConfigError([redaction.scrub(line, values) for line in failures])
     return StackConfig(project, region, environment, deployers, teams)
 
 
-def _team(name: str, raw: Any, path: str, project: Any, region: Any, failures: list[str]) -> TeamConfig:
+def _team(name: str, raw: Any, path: str, project: Any, region: Any, secrets: "_Secrets", failures: list[str]) -> TeamConfig:
     team = TeamConfig(name)
     if not _TEAM_NAME.match(name):
         failures.append(f"{path}: team names are 1-20 lowercase letters, digits and '-', starting with a letter")
     if not isinstance(raw, dict):
         failures.append(f"{path}: must be a team (members, bucket, repository, images, packages, jobs)")
         return team
-    known = ("members", "bucket", "repository", "images", "packages", "jobs")
+    known = ("members", "bucket", "repository", "images", "packages", "secrets", "jobs")
     failures += [f"{path}.{key}: unknown key; a team takes {', '.join(known)}" for key in raw if key not in known]
     team.members = _members(raw.get("members") or [], f"{path}.members", failures)
     team.bucket = _overrides(raw.get("bucket") or {}, BUCKET_KEYS, f"{path}.bucket", failures)
@@ -142,8 +172,12 @@ def _team(name: str, raw: Any, path: str, project: Any, region: Any, failures: l
             failures.append(f"{path}.packages.{key}.source: {source!r} is neither a .tar.gz/.whl file nor a directory with a pyproject.toml")
         else:
             team.packages[key] = source
+    for key, secret in _mapping(raw.get("secrets"), f"{path}.secrets", failures).items():
+        parsed_secret = _secret(key, secret, f"{path}.secrets.{key}", failures)
+        if parsed_secret is not None:
+            team.secrets[key] = parsed_secret
     for key, job in _mapping(raw.get("jobs"), f"{path}.jobs", failures).items():
-        parsed = _job(job, f"{path}.jobs.{key}", team, project, region, failures)
+        parsed = _job(job, f"{path}.jobs.{key}", team, project, region, secrets, failures)
         if parsed is not None:
             team.jobs[key] = parsed
     return team
@@ -161,7 +195,27 @@ def _image(raw: Any, path: str, failures: list[str]) -> ImageConfig:
     return ImageConfig()
 
 
-def _job(raw: Any, path: str, team: TeamConfig, project: Any, region: Any, failures: list[str]) -> JobConfig | None:
+def _secret(key: str, raw: Any, path: str, failures: list[str]) -> SecretConfig | None:
+    form = "{secret: projects/<project>/secrets/<name>, version: latest or a version number}"
+    if not _SECRET_KEY.match(key):
+        failures.append(f"{path}: secret keys are letters, digits, '_' and '-' (a job writes ${{secrets.<key>}})")
+        return None
+    if not isinstance(raw, dict):
+        failures.append(f"{path}: must be {form}")
+        return None
+    failures += [f"{path}.{k}: unknown key; a secret takes secret, version" for k in raw if k not in ("secret", "version")]
+    secret, version = raw.get("secret"), raw.get("version", "latest")
+    ok = True
+    if not isinstance(secret, str) or not _SECRET.match(secret):
+        failures.append(f"{path}.secret: must be a Secret Manager secret projects/<project>/secrets/<name>, got {secret!r}")
+        ok = False
+    if isinstance(version, bool) or not isinstance(version, (int, str)) or not _SECRET_VERSION.match(str(version)):
+        failures.append(f"{path}.version: must be latest or a version number, got {version!r}")
+        ok = False
+    return SecretConfig(secret, str(version)) if ok else None
+
+
+def _job(raw: Any, path: str, team: TeamConfig, project: Any, region: Any, secrets: "_Secrets", failures: list[str]) -> JobConfig | None:
     if not isinstance(raw, dict):
         failures.append(f"{path}: must be a job: the Vertex REST jobSpec fields, plus displayName, labels, ...")
         return None
@@ -171,6 +225,7 @@ def _job(raw: Any, path: str, team: TeamConfig, project: Any, region: Any, failu
     if isinstance(knobs.get("rerun"), (int, float)) and not isinstance(knobs["rerun"], bool):
         knobs["rerun"] = str(knobs["rerun"])  # `rerun: 2` reads as a number; any value will do
     body["jobSpec"] = job_spec
+    used = _resolve_secret_refs(job_spec, path, team, failures)
     # Validate with references replaced by stand-ins of the right form; their
     # own existence is checked here, their values are known only at deploy time.
     stand_in = copy.deepcopy(job_spec)
@@ -201,7 +256,9 @@ def _job(raw: Any, path: str, team: TeamConfig, project: Any, region: Any, failu
         if failure.path in ("project", "location"):
             continue  # reported once, as gcp:project / gcp:region
         failures.append(f"{path}.{failure.path.removeprefix('jobSpec.')}: {failure.reason}")
-    return JobConfig(body=body, knobs={KNOB_KEYS[k]: v for k, v in knobs.items()})
+    return JobConfig(
+        body=body, knobs={KNOB_KEYS[k]: v for k, v in knobs.items()}, secret_paths=secrets.of_job(path, raw), secrets=used
+    )
 
 
 def _resolve_stand_in(value: str, pattern: re.Pattern, known: dict, path: str, kind: str, stand_in: str, failures: list[str]) -> str:
@@ -253,3 +310,81 @@ def _overrides(raw: Any, keys: dict, path: str, failures: list[str]) -> dict[str
             continue
         out[attr] = value
     return out
+
+
+def _resolve_secret_refs(job_spec: dict, path: str, team: TeamConfig, failures: list[str]) -> list[str]:
+    """Replaces ${secrets.KEY} in env values by the secret version's name; the keys it found.
+
+    Known from the config alone, so resolved here (unlike an image's digest).
+    """
+    used: list[str] = []
+
+    def resolve(match: re.Match, where: str) -> str:
+        key = match.group(1)
+        if key not in team.secrets:
+            failures.append(f"{where}: {match.group(0)} names no secret of this team; it has {', '.join(team.secrets) or 'no secrets'}")
+            return match.group(0)
+        used.append(key)
+        return team.secrets[key].version_name
+
+    for env_path, env in _envs(job_spec):
+        for j, var in enumerate(env):
+            if isinstance(var, dict) and isinstance(var.get("value"), str):
+                where = f"{path}.{env_path}[{j}].value"
+                var["value"] = SECRET_REF.sub(lambda m: resolve(m, where), var["value"])
+    return sorted(set(used))
+
+
+def _envs(job_spec: dict) -> list[tuple[str, list]]:
+    """Each env list of a job's pools, with its path: workerPoolSpecs[0].containerSpec.env."""
+    found = []
+    for i, pool in enumerate(job_spec.get("workerPoolSpecs") or []):
+        for task in ("containerSpec", "pythonPackageSpec"):
+            task_spec = pool.get(task) if isinstance(pool, dict) else None
+            env = task_spec.get("env") if isinstance(task_spec, dict) else None
+            if isinstance(env, list):
+                found.append((f"workerPoolSpecs[{i}].{task}.env", env))
+    return found
+
+
+class _Secrets:
+    """Which values of the config are secret, job by job, and what they are (never to be shown)."""
+
+    def __init__(self, leaves: Collection[str], env_values: bool) -> None:
+        self.leaves = list(leaves)
+        self.env_values = env_values
+        self.placed: set[str] = set()  # leaves that fell inside a job's spec
+        self.paths: dict[str, list[str]] = {}  # job config path -> paths of its inputs that are secret
+
+    def of_job(self, path: str, raw: dict) -> list[str]:
+        paths = []
+        for leaf in self.leaves:
+            relative = leaf.removeprefix(path + ".")
+            top = re.split(r"[.\[]", relative, maxsplit=1)[0]
+            if relative == leaf or top in KNOB_KEYS:
+                continue  # not this job's; or a lifecycle knob, which is never a credential
+            paths.append(relative if top in BODY_KEYS else f"jobSpec.{relative}")
+            self.placed.add(leaf)
+        if self.env_values:
+            paths += [f"jobSpec.{env_path}[{j}].value" for env_path, env in _envs(raw) for j in range(len(env))]
+        self.paths[path] = paths
+        return paths
+
+    def misplaced(self) -> list[str]:
+        return [
+            f"{leaf}: is secret, but only the values of a job's spec are kept secret; give a job a credential through the "
+            "team's secrets: (Secret Manager) and ${secrets.NAME}, or set this value in plain text"
+            for leaf in self.leaves
+            if leaf not in self.placed
+        ]
+
+    def values(self, get: Any) -> set[str]:
+        """The secret strings of the config, to keep out of any message."""
+        found: set[str] = set()
+        wheres = list(self.leaves)
+        wheres += [f"{job}.{p.removeprefix('jobSpec.')}" for job, paths in self.paths.items() for p in paths]
+        for where in wheres:
+            key, rest = re.match(r"^([^.\[]+)\.?(.*)$", where).groups()  # spot-training:teams, vision.jobs...
+            value = property_paths.get(get(key), property_paths.split(rest))
+            found |= {v for _, v in property_paths.leaves(value) if isinstance(v, str)}
+        return found

@@ -5,17 +5,19 @@ from __future__ import annotations
 import json
 import runpy
 from pathlib import Path
-from typing import Optional
+from typing import Any, Iterable, Optional
 
 import pulumi
-import yaml
+from pulumi.runtime import rpc
 from pulumi.runtime.mocks import MockMonitor
 
+from components import stack_file
 from offline.mocks import OfflineMocks
 
 ROOT = Path(__file__).resolve().parent.parent
 STACKS = ROOT / "stacks"
 PROJECT = "spot-training"
+SECRET_PLACEHOLDER = "[secret]"  # what a secret value of the config is, offline
 
 
 class UnknownStack(LookupError):
@@ -23,19 +25,45 @@ class UnknownStack(LookupError):
 
 
 def stack_config(stack: str) -> dict:
-    """The `config:` map of stacks/Pulumi.<stack>.yaml, as the CLI hands it to a program."""
-    path = STACKS / f"Pulumi.{stack}.yaml"
-    if not path.is_file():
-        known = ", ".join(sorted(p.name.split(".")[1] for p in STACKS.glob("Pulumi.*.yaml")))
+    """The `config:` map of stacks/Pulumi.<stack>.yaml, as the CLI hands it to a program.
+
+    Offline there is no key to decrypt a secret with, and none is wanted: a
+    `secure:` leaf becomes SECRET_PLACEHOLDER (see secure_keys).
+    """
+    config = stack_file.read(stack)
+    if config is None:
+        path, stacks = stack_file.path(stack), stack_file.stacks_dir()
+        known = ", ".join(sorted(p.name.split(".")[1] for p in stacks.glob("Pulumi.*.yaml")))
         raise UnknownStack(f"no stack {stack!r}: {path} does not exist (stacks: {known})")
-    return (yaml.safe_load(path.read_text()) or {}).get("config") or {}
+    return stack_file.with_placeholders(config, SECRET_PLACEHOLDER)
 
 
-def run(config: dict, stack: str, mocks: OfflineMocks, monitor: Optional[MockMonitor] = None) -> OfflineMocks:
-    """Runs the program with `config`; raises what the program raises."""
+def secure_keys(stack: str) -> list[str]:
+    """The keys the CLI would list as secret: those with a `secure:` leaf."""
+    return sorted(key for key, value in (stack_file.read(stack) or {}).items() if stack_file.secure_leaves(value))
+
+
+def engine_view(inputs: Any) -> Any:
+    """Inputs as the engine hands them to a provider that takes no secrets: every secret marker dropped."""
+    inputs = rpc.unwrap_rpc_secret(inputs)
+    if isinstance(inputs, dict):
+        return {k: engine_view(v) for k, v in inputs.items()}
+    if isinstance(inputs, list):
+        return [engine_view(v) for v in inputs]
+    return inputs
+
+
+def run(
+    config: dict, stack: str, mocks: OfflineMocks, monitor: Optional[MockMonitor] = None, secret_keys: Iterable[str] = ()
+) -> OfflineMocks:
+    """Runs the program with `config`; raises what the program raises.
+
+    `secret_keys` are the keys the CLI would list as secret (any `secure:` leaf in them).
+    """
     pulumi.runtime.set_mocks(mocks, project=PROJECT, stack=stack, preview=False, monitor=monitor or MockMonitor(mocks))
     pulumi.runtime.set_all_config(
-        {key: value if isinstance(value, str) else json.dumps(value) for key, value in config.items()}
+        {key: value if isinstance(value, str) else json.dumps(value) for key, value in config.items()},
+        list(secret_keys),
     )
 
     @pulumi.runtime.test

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from offline.mocks import UNBUILT_DIGEST, OfflineMocks
-from offline.program import UnknownStack, run, stack_config
+from offline.program import SECRET_PLACEHOLDER, UnknownStack, engine_view, run, secure_keys, stack_config
 
 JOB_TYPE_SUFFIX = "SpotTrainingJob"
 ENDPOINT = "https://{location}-aiplatform.googleapis.com/v1/{parent}/customJobs"
@@ -38,6 +38,7 @@ class RenderedJob:
     job: str
     parent: str
     body: dict[str, Any]  # the CreateCustomJob request body, submission label included
+    secret_paths: list[str] = ()  # values shown as SECRET_PLACEHOLDER: set at deploy time from the encrypted config
 
     @property
     def url(self) -> str:
@@ -48,13 +49,13 @@ def render(stack: str) -> list[RenderedJob]:
     """The stack's jobs, in the order the program registers them."""
     from components.spot_job import spec  # after the mocks exist: it is the program's own module
 
-    mocks = run(stack_config(stack), stack, OfflineMocks())
+    mocks = run(stack_config(stack), stack, OfflineMocks(), secret_keys=secure_keys(stack))
     rendered = []
     for resource in mocks.of_type(JOB_TYPE_SUFFIX):
-        inputs = {k: v for k, v in resource.inputs.items() if not k.startswith("__")}
+        inputs = {k: v for k, v in engine_view(resource.inputs).items() if not k.startswith("__")}
         parent, _, body = spec.submission(inputs)
         team = (inputs.get("labels") or {}).get("team", "")
-        rendered.append(RenderedJob(team, resource.name.removeprefix(f"{team}-"), parent, body))
+        rendered.append(RenderedJob(team, resource.name.removeprefix(f"{team}-"), parent, body, inputs.get("secretPaths") or []))
     return rendered
 
 
@@ -78,6 +79,7 @@ def deploy_time_values(jobs: list[RenderedJob]) -> list[str]:
                 notes.append(f"{j.team}/{j.job} pool {i}: {image.split('@')[0]} is built and pushed by the deploy; its digest is known then")
             elif image and "@sha256:" not in image and "/vertex-ai/" not in image:
                 notes.append(f"{j.team}/{j.job} pool {i}: {image} is pinned by the deploy to the digest its tag points to")
+        notes += [f"{j.team}/{j.job}: {path} is secret, shown as {SECRET_PLACEHOLDER}; the deploy decrypts it" for path in j.secret_paths]
     return notes
 
 

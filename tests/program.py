@@ -13,6 +13,7 @@ import hashlib
 from pathlib import Path
 
 import pulumi
+from google.protobuf import json_format
 from pulumi.runtime.mocks import MockMonitor
 
 from offline import program as offline_program
@@ -27,6 +28,7 @@ class Recorder(OfflineMocks):
         super().__init__()
         self.protected: set[str] = set()  # names registered with protect=True
         self.image_digests: dict[str, str] = {}  # "name:tag" -> the digest it points to (a push changes it)
+        self.wire: dict[str, object] = {}  # name -> its inputs as sent to the engine, secrets still marked
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs):
         id_, state = super().new_resource(args)
@@ -65,13 +67,14 @@ class RecordingMonitor(MockMonitor):
     def RegisterResource(self, request):
         if request.protect:
             self.recorder.protected.add(request.name)
+        self.recorder.wire[request.name] = json_format.MessageToDict(request.object)
         return super().RegisterResource(request)
 
 
-def render(config: dict, stack: str = "dev", recorder: Recorder | None = None) -> Recorder:
-    """Runs the program once with `config`; raises what the program raises."""
+def render(config: dict, stack: str = "dev", recorder: Recorder | None = None, secret_keys: tuple[str, ...] = ()) -> Recorder:
+    """Runs the program once with `config` (`secret_keys` as the CLI marks them); raises what the program raises."""
     recorder = recorder or Recorder()
-    offline_program.run(config, stack, recorder, RecordingMonitor(recorder))
+    offline_program.run(config, stack, recorder, RecordingMonitor(recorder), secret_keys)
     return recorder
 
 

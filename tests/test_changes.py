@@ -65,3 +65,14 @@ def test_the_provider_diff_logs_why_the_job_is_submitted_again(caplog):
     [record] = [r for r in caplog.records if "submitted again" in r.getMessage()]
     assert "image trainer: new digest" in record.getMessage()
     assert "the old one cancelled first" in record.getMessage()
+
+
+def test_a_secret_value_is_never_quoted_even_when_its_whole_list_changes():
+    token = "hf_" + "Q7x" * 12
+    secret = ["jobSpec.workerPoolSpecs[0].containerSpec.env[0].value"]
+    olds, news = job_inputs(secretPaths=secret), job_inputs(secretPaths=secret)
+    olds["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["env"] = [{"name": "HF_TOKEN", "value": token}]
+    news["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["env"] = [{"name": "HF_TOKEN", "value": token}, {"name": "LOG_LEVEL", "value": "debug"}]
+    [line] = changes.describe(olds, news)
+    assert line.startswith("jobSpec.workerPoolSpecs[0].containerSpec.env: ") and "LOG_LEVEL" in line
+    assert token not in line and "[secret]" in line

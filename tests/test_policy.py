@@ -38,6 +38,7 @@ DEFAULT_LEVELS = {
     "job-image-pinned": "mandatory",
     "job-labels": "mandatory",
     "job-cmek": "mandatory",
+    "job-env-no-credentials": "mandatory",
 }
 
 SA = "serviceAccount:vision-train-dev@acme-ml-dev.iam.gserviceaccount.com"
@@ -90,6 +91,21 @@ def changed(type_: str, change) -> dict:
     return props
 
 
+HF_TOKEN = "hf_" + "Q7x" * 12  # shapes of real tokens; made up
+GITHUB_TOKEN = "ghp_" + "a1B2" * 9
+AWS_KEY_ID = "AKIA" + "Z7Q2" * 4
+OPENAI_KEY = "sk-proj-" + "x9Y8" * 6
+SECRET_VERSION = "projects/acme-ml-dev/secrets/hf-token/versions/latest"
+
+
+def with_env(*pairs, task="containerSpec"):
+    def change(props):
+        if task == "pythonPackageSpec":
+            python_package_job(props)
+        props["jobSpec"]["workerPoolSpecs"][0][task]["env"] = [{"name": n, "value": v} for n, v in pairs]
+    return change
+
+
 def python_package_job(props):
     props["jobSpec"]["workerPoolSpecs"] = [{
         "machineSpec": CPU,
@@ -138,6 +154,14 @@ VIOLATIONS = [
     ("job-image-pinned", JOB, changed(JOB, lambda p: p["jobSpec"]["workerPoolSpecs"].append({"machineSpec": T4, "replicaCount": 2, "containerSpec": {"imageUri": "trainer@sha256:abc"}})), 'jobSpec.workerPoolSpecs[1].containerSpec.imageUri is "trainer@sha256:abc"'),
     ("job-labels", JOB, changed(JOB, lambda p: p["labels"].pop("team")), "labels.team is missing"),
     ("job-labels", JOB, changed(JOB, lambda p: p["labels"].update(environment="")), "labels.environment is empty"),
+    ("job-env-no-credentials", JOB, changed(JOB, with_env(("LOG_LEVEL", "info"), ("HF_TOKEN", HF_TOKEN))), "jobSpec.workerPoolSpecs[0].containerSpec.env[1] (HF_TOKEN)"),
+    ("job-env-no-credentials", JOB, changed(JOB, with_env(("DB_PASSWORD", "hunter22"))), "env[0] (DB_PASSWORD) is a literal value"),
+    ("job-env-no-credentials", JOB, changed(JOB, with_env(("WANDB_API_KEY", "0123456789abcdef"), task="pythonPackageSpec")), "jobSpec.workerPoolSpecs[0].pythonPackageSpec.env[0] (WANDB_API_KEY)"),
+    ("job-env-no-credentials", JOB, changed(JOB, with_env(("CLIENT_SECRET", "abc-def-123"))), "env[0] (CLIENT_SECRET)"),
+    ("job-env-no-credentials", JOB, changed(JOB, with_env(("REPO", f"https://x:{GITHUB_TOKEN}@github.com/acme/data"))), "env[0] (REPO) holds what looks like a GitHub token"),
+    ("job-env-no-credentials", JOB, changed(JOB, with_env(("AWS_ID", AWS_KEY_ID))), "env[0] (AWS_ID) holds what looks like an AWS access key"),
+    ("job-env-no-credentials", JOB, changed(JOB, with_env(("LLM", OPENAI_KEY))), "env[0] (LLM) holds what looks like an OpenAI-style API key"),
+    ("job-env-no-credentials", JOB, changed(JOB, with_env(("MODEL", HF_TOKEN))), "env[0] (MODEL) holds what looks like a Hugging Face token"),
 ]
 
 COMPLIANT_TOO = [
@@ -148,6 +172,10 @@ COMPLIANT_TOO = [
     pytest.param(JOB, changed(JOB, python_package_job), id="job-prebuilt-executor-image-by-tag"),
     pytest.param(JOB, changed(JOB, lambda p: p["jobSpec"]["workerPoolSpecs"].append({})), id="job-empty-pool-slot"),
     pytest.param(SA_ACCOUNT, COMPLIANT[SA_ACCOUNT], id="service-account-without-key"),
+    pytest.param(JOB, changed(JOB, with_env(("HF_TOKEN", SECRET_VERSION))), id="job-env-secret-manager-version"),
+    pytest.param(JOB, changed(JOB, with_env(("HF_TOKEN_SECRET", "projects/acme-ml-dev/secrets/hf-token"))), id="job-env-secret-manager-secret"),
+    pytest.param(JOB, changed(JOB, with_env(("TOKENIZER", "bert-base-uncased"), ("MAX_TOKENS", "512"), ("LOG_LEVEL", "info"))), id="job-env-words-that-only-contain-token"),
+    pytest.param(JOB, changed(JOB, with_env(("HF_TOKEN", ""))), id="job-env-empty-credential-name"),
 ]
 
 
@@ -264,3 +292,23 @@ def test_every_stack_passes_the_whole_pack(pack, env):
     assert {BUCKET, BUCKET_MEMBER, PROJECT_MEMBER, SA_MEMBER, REPO_MEMBER, JOB} <= types
     diagnostics = {r.name: pack.analyze(r.typ, r.name, dict(r.inputs), stack=env) for r in resources}
     assert {name: found for name, found in diagnostics.items() if found} == {}
+
+
+def test_a_credential_in_env_is_never_quoted_and_the_fix_is_named(pack):
+    for name, value in (("HF_TOKEN", HF_TOKEN), ("REPO", f"https://x:{GITHUB_TOKEN}@github.com/acme/data"), ("DB_PASSWORD", "hunter22")):
+        (diagnostic,) = pack.analyze(JOB, "r", changed(JOB, with_env((name, value))))
+        message = diagnostic[1]
+        assert value not in message and GITHUB_TOKEN not in message
+        assert "aiplatform.customJobs.get" in message and "secrets:" in message and "${secrets." in message
+
+
+def test_an_env_value_unknown_in_preview_is_no_violation(pack):
+    assert pack.analyze(JOB, "r", changed(JOB, with_env(("HF_TOKEN", UNKNOWN)))) == []
+
+
+def test_a_credential_set_as_a_config_secret_is_still_a_credential_in_env(pack):
+    # `pulumi config set --secret` keeps it out of state and previews, not out of the CustomJob:
+    # Vertex shows env to whoever may get the job. The engine sends the pack the value marked secret.
+    marked = {"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", "value": HF_TOKEN}
+    (diagnostic,) = pack.analyze(JOB, "r", changed(JOB, with_env(("HF_TOKEN", marked))))
+    assert diagnostic[0] == "job-env-no-credentials" and HF_TOKEN not in diagnostic[1]

@@ -222,3 +222,16 @@ def test_a_state_whose_id_is_a_bare_job_id_refreshes_and_destroys(host, emulator
     assert read.id == bare and deserialize(read.properties)["jobName"] == created.id
     host.delete(URN, bare, state)
     assert emulator.jobs() == []
+
+
+def test_a_clean_error_in_this_process_leaves_the_pulumi_sdk_its_stack_traces(emulator, program_inputs):
+    """Only the host process trades tracebacks for clean messages: the SDK reads stacks
+    to register resources, and a program in the same process must still run."""
+    from components.spot_job.provider import SpotTrainingJobProvider
+    from components.spot_job.vertex import VertexError
+    from tests.program import one_job_inputs
+
+    emulator.deny_project("acme-ml-dev")
+    with pytest.raises(VertexError):
+        SpotTrainingJobProvider().read("projects/acme-ml-dev/locations/us-central1/customJobs/1", {})
+    assert one_job_inputs()["displayName"] == program_inputs["displayName"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator
 
-from . import spec
+from . import property_paths, redaction, spec
 
 _DIGEST = re.compile(r"^(?P<image>[^@]+)@sha256:(?P<digest>[0-9a-f]{64})$")
 _PACKAGE = re.compile(r"^gs://[^/]+/(?:.*/)?(?P<hash>[0-9a-f]{16})/(?P<file>[^/]+)$")
@@ -23,13 +23,20 @@ def describe(olds: dict[str, Any], news: dict[str, Any], unknown: Any = None) ->
     """One line per changed field of the job's definition (and its rerun trigger).
 
     `unknown` is the marker of a value a preview cannot know yet (an image
-    digest still being pushed, say); it reads as such.
+    digest still being pushed, say); it reads as such. A value at one of the
+    job's `secretPaths` only says that it changed, and no line quotes it.
     """
     before, after = spec.job_definition(olds), spec.job_definition(news)
-    lines = [_line(path, old, new, unknown) for path, old, new in _leaves(before, after, "")]
+    secret_paths, secrets = redaction.paths(olds, news), redaction.values(olds, news)
+    lines = [
+        f"{path}: {redaction.PLACEHOLDER} (changed)"
+        if any(property_paths.is_within(path, secret) for secret in secret_paths)
+        else _line(path, old, new, unknown, secrets)
+        for path, old, new in _leaves(before, after, "")
+    ]
     for key in spec.TRIGGER_FIELDS:
         if olds.get(key) != news.get(key):
-            lines.append(f"{key}: {_show(olds.get(key), unknown)} -> {_show(news.get(key), unknown)} (a manual rerun)")
+            lines.append(f"{key}: {_show(olds.get(key), unknown, secrets)} -> {_show(news.get(key), unknown, secrets)} (a manual rerun)")
     return lines
 
 
@@ -46,7 +53,7 @@ def _leaves(before: Any, after: Any, path: str) -> Iterator[tuple[str, Any, Any]
         yield path, before, after
 
 
-def _line(path: str, old: Any, new: Any, unknown: Any) -> str:
+def _line(path: str, old: Any, new: Any, unknown: Any, secrets: set[str]) -> str:
     old_image, new_image = _DIGEST.match(str(old)), _DIGEST.match(str(new))
     if old_image and new_image and old_image["image"] == new_image["image"]:
         name = old_image["image"].rsplit("/", 1)[-1]
@@ -54,13 +61,14 @@ def _line(path: str, old: Any, new: Any, unknown: Any) -> str:
     old_package, new_package = _PACKAGE.match(str(old)), _PACKAGE.match(str(new))
     if old_package and new_package:
         return f"{path}: package {new_package['file']}: new code {old_package['hash']} -> {new_package['hash']}"
-    return f"{path}: {_show(old, unknown)} -> {_show(new, unknown)}"
+    return f"{path}: {_show(old, unknown, secrets)} -> {_show(new, unknown, secrets)}"
 
 
-def _show(value: Any, unknown: Any) -> str:
+def _show(value: Any, unknown: Any, secrets: set[str] = frozenset()) -> str:
     if value is None:
         return "(unset)"
     if unknown is not None and value == unknown:
         return "(known once deployed)"
-    text = value if isinstance(value, str) else repr(value)
+    # Scrubbed before it is cut short: a cut could leave part of a secret that no longer matches.
+    text = redaction.scrub(value if isinstance(value, str) else repr(value), secrets)
     return text if len(text) <= 200 else text[:197] + "..."

@@ -3,9 +3,11 @@
 The dynamic provider host answers a failed call with `traceback.format_exc()`,
 which is what the CLI prints. A refused permission or an invalid spec is not a
 bug, and a screen of gRPC frames hides the one sentence that says what to do.
-`traceback` honours `sys.tracebacklimit`: at 0 it prints the message alone. So
-a provider method reports its own errors with the limit at 0, and puts it back
-for anything else, which keeps its traceback for the bug report.
+`traceback` honours `sys.tracebacklimit`: at 0 it prints the message alone. So,
+in the host process only, a provider method reports its own errors with the
+limit at 0, and puts it back for anything else, which keeps its traceback for
+the bug report. Never elsewhere: the limit is process-wide, and the Pulumi SDK
+itself reads stacks (a program registering resources fails with it at 0).
 
 Pure: no Pulumi, no Google client.
 """
@@ -29,12 +31,20 @@ def reported_cleanly(method: F) -> F:
         try:
             return method(*args, **kwargs)
         except (UserError, TimeoutError) as error:
-            error.__cause__ = None  # the Google exception behind it is in the message already
-            error.__suppress_context__ = True
-            sys.tracebacklimit = 0
+            if _in_dynamic_provider_host():
+                error.__cause__ = None  # the Google exception behind it is in the message already
+                error.__suppress_context__ = True
+                sys.tracebacklimit = 0
             raise
         except BaseException:
-            sys.__dict__.pop("tracebacklimit", None)
+            if _in_dynamic_provider_host():
+                sys.__dict__.pop("tracebacklimit", None)
             raise
 
     return wrapper  # type: ignore[return-value]
+
+
+def _in_dynamic_provider_host() -> bool:
+    """Whether this process is `python -m pulumi.dynamic`, the host the engine starts."""
+    spec = getattr(sys.modules.get("__main__"), "__spec__", None)
+    return getattr(spec, "name", None) == "pulumi.dynamic.__main__"

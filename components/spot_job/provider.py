@@ -24,10 +24,11 @@ from pulumi.dynamic import (
 )
 from pulumi.runtime import rpc
 
-from . import changes, resubmission, spec
+from . import changes, redaction, resubmission, spec
 from .errors import reported_cleanly
 
 log = logging.getLogger("spot-training")
+log.addFilter(redaction.ScrubFilter())  # no secret value in any line the host writes
 
 PROVIDER_KEY = "__provider"
 
@@ -52,6 +53,7 @@ OUTPUT_FIELDS = (
 CANCELLED = "JOB_STATE_CANCELLED"
 
 
+@redaction.guarded  # learns each call's secret values; scrubs them from its errors
 class SpotTrainingJobProvider(ResourceProvider):
     # The provider carries no secrets (it has no state at all), so its blob
     # stays readable and small in the state file.

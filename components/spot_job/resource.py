@@ -8,6 +8,7 @@ from typing import Any, Mapping, Optional, Union
 import pulumi
 import pulumi.dynamic
 
+from . import property_paths
 from .provider import SpotTrainingJobProvider
 from .typed_spec import JobSpec, ResubmissionPolicy
 
@@ -89,5 +90,30 @@ class SpotTrainingJob(pulumi.dynamic.Resource, module="spot-training", name="Spo
             # What makes the submission key unique to this resource of this stack.
             "submissionScope": f"{pulumi.get_project()}/{pulumi.get_stack()}/{name}",
         }
+        # The provider host takes no secrets: the engine hands it plain values.
+        # This tells it which were secret, so it never logs them.
+        props["secretPaths"] = pulumi.Output.from_input(_secret_paths(dict(props)))
         props.update(dict.fromkeys(SpotTrainingJob.__annotations__))
         super().__init__(SpotTrainingJobProvider(), name, props, opts)
+
+
+async def _secret_paths(props: dict[str, Any]) -> Optional[list[str]]:
+    """The paths of the values in `props` that are `pulumi.Output.secret(...)`; None if there is none.
+
+    None, not [], so a job without secrets registers no `secretPaths` at all.
+    """
+    found = []
+    for path, value in _outputs(props, ()):
+        if await value.is_secret():
+            found.append(property_paths.join(path))
+    return found or None
+
+
+def _outputs(value: Any, path: tuple) -> list[tuple[tuple, pulumi.Output]]:
+    if isinstance(value, pulumi.Output):
+        return [(path, value)]
+    if isinstance(value, Mapping):
+        return [found for key, item in value.items() for found in _outputs(item, (*path, key))]
+    if isinstance(value, (list, tuple)):
+        return [found for i, item in enumerate(value) for found in _outputs(item, (*path, i))]
+    return []

@@ -43,6 +43,7 @@ MESSAGES: dict[str, dict[str, object]] = {
         "deleteTimeout": DURATION,
         "replaceOrder": enum("ReplaceOrder"),
         "submissionScope": STRING,
+        "secretPaths": list_of(STRING),
     },
     # What `pulumi up` does with a job that failed (see resubmission.py).
     "Resubmission": {

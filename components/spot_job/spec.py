@@ -35,6 +35,8 @@ KNOB_FIELDS = (
     "deleteTimeout",
     "replaceOrder",
     "submissionScope",
+    # Which inputs were secret (the provider sees them plain): for redaction only.
+    "secretPaths",
 )
 
 DEFAULT_STRATEGY = "SPOT"

@@ -1,0 +1,44 @@
+"""SecretAccess: one member may read exactly the Secret Manager secrets named, and no other.
+
+How a job gets a credential: the secret stays in Secret Manager, the team's
+service account gets `secretmanager.secretAccessor` on that secret alone (a
+grant on the secret, not on the project, which would open every secret in
+it), and the job is told only the secret version's resource name, which its
+code reads at run time. The secrets themselves are not managed here: whoever
+owns a credential creates it and adds versions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Optional
+
+import pulumi
+import pulumi_gcp as gcp
+
+from .iam import grant_members
+
+ACCESSOR = "roles/secretmanager.secretAccessor"
+
+
+@dataclass
+class SecretAccessArgs:
+    secrets: Mapping[str, str]  # key -> projects/P/secrets/S
+    member: pulumi.Input[str]  # e.g. the team's serviceAccount:...
+
+
+class SecretAccess(pulumi.ComponentResource):
+    def __init__(self, name: str, args: SecretAccessArgs, opts: Optional[pulumi.ResourceOptions] = None) -> None:
+        super().__init__("spot-training:secrets:SecretAccess", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        self.grants: dict[str, pulumi.Resource] = {}
+        for key, secret in sorted(args.secrets.items()):
+            project = secret.split("/")[1]  # the secret's own project, which may not be the stack's
+            [self.grants[key]] = grant_members(
+                f"{name}-{key}",
+                {ACCESSOR: {"trainer": args.member}},
+                lambda resource_name, role, member: gcp.secretmanager.SecretIamMember(
+                    resource_name, project=project, secret_id=secret, role=role, member=member, opts=child
+                ),
+            )
+        self.register_outputs({})
