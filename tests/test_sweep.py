@@ -24,6 +24,8 @@ from pathlib import Path
 import grpc
 import pytest
 
+from operations import sweep as sweep_command
+from tests.emulator import JobServiceEmulator
 from tests.fixtures import docs_request_body
 from tests.program import ROOT, render
 from tests.provider_host import JOB_TYPE, ProviderHost, deserialize
@@ -74,20 +76,45 @@ def export(resources: list[tuple[str, dict, dict]], stack: str = "dev", **deploy
     return {"version": 3, "deployment": {"manifest": {"version": "v3.200.0"}, "resources": [root, *jobs], **deployment}}
 
 
+@pytest.fixture(scope="module")
+def shared():
+    """One emulator and one provider host for the module: the host imports Google's
+    client once (seconds) instead of once per test."""
+    with JobServiceEmulator() as emu, ProviderHost({"AIPLATFORM_EMULATOR_HOST": emu.address}) as host:
+        yield emu, host
+
+
 @pytest.fixture
-def scene(emulator, rendered, tmp_path):
+def emulator(shared, monkeypatch):
+    """The module's emulator, emptied: each test starts with no job, no fault, no call counted."""
+    emu, _ = shared
+    for job in emu.jobs():
+        emu.remove(job.name)
+    emu.clear_faults()
+    emu.reset_calls()
+    monkeypatch.setenv("AIPLATFORM_EMULATOR_HOST", emu.address)
+    return emu
+
+
+@pytest.fixture
+def host(shared, emulator):
+    return shared[1]
+
+
+@pytest.fixture
+def scene(emulator, host, rendered, tmp_path):
     dev, prod = rendered["dev"], rendered["prod"]
-    with ProviderHost({"AIPLATFORM_EMULATOR_HOST": emulator.address}) as host:
-        inputs, resnet = create(host, "dev", "vision-resnet", dev["vision-resnet"])
-        emulator.preempt(resnet["id"])
-        refreshed = deserialize(host.read(urn("vision-resnet"), resnet["id"], resnet).properties)
-        resnet = {"id": resnet["id"], **deserialize(host.update(urn("vision-resnet"), resnet["id"], refreshed, inputs).properties)}
-        _, bert = create(host, "dev", "vision-bert", dev["vision-bert"])
-        _, archive = create(host, "dev", "vision-archive", dev["vision-archive"])
-        _, other = create(host, "prod", "vision-resnet", prod["vision-resnet"])
+    inputs, resnet = create(host, "dev", "vision-resnet", dev["vision-resnet"])
+    emulator.preempt(resnet["id"])  # and the next `up` resubmits it
+    refreshed = deserialize(host.read(urn("vision-resnet"), resnet["id"], resnet).properties)
+    resnet = {"id": resnet["id"], **deserialize(host.update(urn("vision-resnet"), resnet["id"], refreshed, inputs).properties)}
+    _, bert = create(host, "dev", "vision-bert", dev["vision-bert"])
+    _, archive = create(host, "dev", "vision-archive", dev["vision-archive"])
+    _, other = create(host, "prod", "vision-resnet", prod["vision-resnet"])
     assert resnet["jobName"] != resnet["id"] and resnet["history"][0]["jobId"] == resnet["id"].rsplit("/", 1)[1]
     state = tmp_path / "dev-state.json"
     state.write_text(json.dumps(export([("vision-resnet", inputs, resnet)])))
+    emulator.reset_calls()
     return {"state": state, "resnet": resnet, "bert": bert["id"], "archive": archive["id"], "prod": other["id"]}
 
 
@@ -96,6 +123,15 @@ def sweep(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
         [sys.executable, "-m", "operations.sweep", *args],
         cwd=ROOT, env={**os.environ, **(env or {})}, capture_output=True, text=True, timeout=120,
     )
+
+
+def sweep_here(capsys, *args: str) -> tuple[int, str, str]:
+    """The command's main(argv) in this process (the emulator's address is in its
+    environment): the same code as the command line, without importing Google's
+    client again in a new process. (exit code, stdout, stderr)"""
+    code = sweep_command.main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
 
 
 def state_of(emulator, name: str) -> str:
@@ -107,7 +143,7 @@ def rows(output: str) -> dict[str, list[str]]:
     return {line.split()[1]: line.split() for line in output.splitlines() if "/customJobs/" in line and line.split()[0] in ("ORPHANED", "RELEASED")}
 
 
-def test_lists_the_orphan_and_the_released_job_and_exits_1_with_the_command_to_cancel(emulator, scene):
+def test_lists_the_orphan_and_the_released_job_then_cancels_exactly_the_orphan(emulator, scene, capsys):
     result = sweep("dev", "--state", str(scene["state"]))
     assert result.returncode == 1, result.stderr
     listed = rows(result.stdout)
@@ -117,13 +153,11 @@ def test_lists_the_orphan_and_the_released_job_and_exits_1_with_the_command_to_c
     assert bert[-1] == f"https://console.cloud.google.com/agent-platform/locations/us-central1/training/{scene['bert'].rsplit('/', 1)[1]}?project=acme-ml-dev"
     assert listed[scene["archive"]][:4] == ["RELEASED", scene["archive"], "vision-archive", "JOB_STATE_QUEUED"]
     assert scene["resnet"]["jobName"] not in result.stdout and scene["prod"] not in result.stdout
-    assert f"uv run python -m operations.sweep dev --state {scene['state']} --cancel" in result.stdout
-    # Listing changes nothing.
-    assert {state_of(emulator, name) for name in (scene["bert"], scene["archive"], scene["prod"])} == {"JOB_STATE_QUEUED"}
+    command = f"uv run python -m operations.sweep dev --state {scene['state']} --cancel"
+    assert command in result.stdout
+    assert emulator.calls["CancelCustomJob"] == 0  # listing changes nothing
 
-
-def test_cancel_cancels_exactly_the_orphan_and_then_nothing_is_orphaned(emulator, scene):
-    result = sweep("dev", "--state", str(scene["state"]), "--cancel")
+    result = sweep(*command.split()[5:])  # what it said to run
     assert result.returncode == 0, result.stderr
     assert f"cancelled {scene['bert']}" in result.stdout
     assert state_of(emulator, scene["bert"]) in ("JOB_STATE_CANCELLING", "JOB_STATE_CANCELLED")
@@ -132,44 +166,53 @@ def test_cancel_cancels_exactly_the_orphan_and_then_nothing_is_orphaned(emulator
     assert state_of(emulator, scene["resnet"]["jobName"]) == "JOB_STATE_QUEUED"
     assert state_of(emulator, scene["prod"]) == "JOB_STATE_QUEUED"
     assert emulator.calls["CancelCustomJob"] == 1
+    assert "--include-released" in result.stdout  # how to stop the released one too
 
-    again = sweep("dev", "--state", str(scene["state"]))
-    assert again.returncode == 0, again.stderr
-    assert set(rows(again.stdout)) == {scene["archive"]}  # released ones are still shown
+    code, out, _ = sweep_here(capsys, "dev", "--state", str(scene["state"]))
+    assert code == 0
+    assert set(rows(out)) == {scene["archive"]}  # released ones are still shown, and are no alarm
 
 
-def test_include_released_cancels_the_released_job_too(emulator, scene):
-    result = sweep("dev", "--state", str(scene["state"]), "--cancel", "--include-released")
-    assert result.returncode == 0, result.stderr
+def test_include_released_cancels_the_released_job_too(emulator, scene, capsys):
+    code, _, err = sweep_here(capsys, "dev", "--state", str(scene["state"]), "--cancel", "--include-released")
+    assert code == 0, err
     for name in (scene["bert"], scene["archive"]):
         assert state_of(emulator, name) in ("JOB_STATE_CANCELLING", "JOB_STATE_CANCELLED")
     assert state_of(emulator, scene["resnet"]["jobName"]) == state_of(emulator, scene["prod"]) == "JOB_STATE_QUEUED"
 
 
-def test_include_released_without_cancel_is_a_usage_error(emulator, scene):
-    emulator.reset_calls()
-    result = sweep("dev", "--state", str(scene["state"]), "--include-released")
+def test_include_released_without_cancel_is_a_usage_error(emulator, tmp_path):
+    result = sweep("dev", "--state", str(tmp_path / "state.json"), "--include-released")
     assert result.returncode == 2 and "--include-released only goes with --cancel" in result.stderr
     assert sum(emulator.calls.values()) == 0
 
 
-def test_a_job_in_another_region_is_found_with_location(emulator, rendered, tmp_path):
-    with ProviderHost({"AIPLATFORM_EMULATOR_HOST": emulator.address}) as host:
-        _, bert = create(host, "dev", "vision-bert", rendered["dev"]["vision-bert"], location="europe-west4")
+def test_a_job_in_another_region_is_found_with_location(emulator, host, rendered, tmp_path, capsys):
+    _, bert = create(host, "dev", "vision-bert", rendered["dev"]["vision-bert"], location="europe-west4")
     state = tmp_path / "empty.json"  # destroyed: nothing left in state
     state.write_text(json.dumps(export([])))
-    assert sweep("dev", "--state", str(state)).returncode == 0
-    found = sweep("dev", "--state", str(state), "--location", "europe-west4")
-    assert found.returncode == 1 and set(rows(found.stdout)) == {bert["id"]}
-    assert "--location europe-west4 --cancel" in found.stdout
+    code, out, _ = sweep_here(capsys, "dev", "--state", str(state))
+    assert code == 0
+    assert out.startswith("No active job of stack dev") and "projects/acme-ml-dev/locations/us-central1" in out
+    code, out, _ = sweep_here(capsys, "dev", "--state", str(state), "--location", "europe-west4")
+    assert code == 1 and set(rows(out)) == {bert["id"]}
+    assert "--location europe-west4 --cancel" in out
 
 
-def test_a_state_without_jobs_in_an_empty_region_reports_nothing(emulator, tmp_path):
+def test_a_stack_never_deployed_has_nothing_to_sweep(emulator, tmp_path, capsys):
     state = tmp_path / "empty.json"
-    state.write_text(json.dumps({"version": 3, "deployment": {"manifest": {}}}))  # a stack never deployed
-    result = sweep("dev", "--state", str(state))
-    assert result.returncode == 0, result.stderr
-    assert "no active job" in result.stdout.lower() and "projects/acme-ml-dev/locations/us-central1" in result.stdout
+    state.write_text(json.dumps({"version": 3, "deployment": {"manifest": {}}}))  # no `resources` at all
+    code, out, _ = sweep_here(capsys, "dev", "--state", str(state))
+    assert code == 0 and out.startswith("No active job of stack dev (spot-training) outside its state")
+
+
+def test_a_region_of_a_job_in_state_is_searched_too(emulator, host, rendered, tmp_path, capsys):
+    inputs, kept = create(host, "dev", "vision-resnet", rendered["dev"]["vision-resnet"], location="europe-west4")
+    _, bert = create(host, "dev", "vision-bert", rendered["dev"]["vision-bert"], location="europe-west4")
+    state = tmp_path / "state.json"
+    state.write_text(json.dumps(export([("vision-resnet", inputs, kept)])))
+    code, out, _ = sweep_here(capsys, "dev", "--state", str(state))
+    assert code == 1 and set(rows(out)) == {bert["id"]}
 
 
 def test_without_state_it_runs_pulumi_stack_export(emulator, scene, tmp_path):
@@ -234,17 +277,17 @@ def test_an_unknown_stack_is_one_error_naming_it(emulator, tmp_path):
     assert "Traceback" not in result.stderr
 
 
-def test_a_vertex_error_is_one_message_and_exit_2(emulator, tmp_path):
+def test_a_vertex_error_is_one_message_and_exit_2(emulator, tmp_path, capsys):
     path = tmp_path / "empty.json"
     path.write_text(json.dumps(export([])))
     emulator.inject("ListCustomJobs", grpc.StatusCode.PERMISSION_DENIED, times=1)
-    result = sweep("dev", "--state", str(path))
-    assert result.returncode == 2
-    assert "roles/aiplatform.viewer" in result.stderr and "projects/acme-ml-dev" in result.stderr
-    assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    code, out, err = sweep_here(capsys, "dev", "--state", str(path))
+    assert code == 2 and out == ""
+    assert "roles/aiplatform.viewer" in err and "projects/acme-ml-dev" in err
+    assert len(err.strip().splitlines()) == 1
 
 
-def test_pending_operations_in_state_are_pointed_out(emulator, scene, tmp_path):
+def test_pending_operations_in_state_are_pointed_out(emulator, scene, tmp_path, capsys):
     """An update running now (or interrupted) records its creates as pending: their jobs show as orphans."""
     exported = json.loads(scene["state"].read_text())
     exported["deployment"]["pending_operations"] = [
@@ -252,6 +295,6 @@ def test_pending_operations_in_state_are_pointed_out(emulator, scene, tmp_path):
     ]
     path = tmp_path / "pending.json"
     path.write_text(json.dumps(exported))
-    result = sweep("dev", "--state", str(path))
-    assert result.returncode == 1
-    assert urn("vision-bert") in result.stderr and "creating" in result.stderr
+    code, _, err = sweep_here(capsys, "dev", "--state", str(path))
+    assert code == 1
+    assert urn("vision-bert") in err and "(creating)" in err and "run the sweep once it ends" in err
