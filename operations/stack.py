@@ -1,0 +1,54 @@
+"""A stack as its files describe it: the Pulumi project's name (Pulumi.yaml) and
+the stack's config (stacks/Pulumi.<stack>.yaml), read without Pulumi itself."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class StackError(LookupError):
+    """A stack, or a value of its files, that is not there."""
+
+
+@dataclass(frozen=True)
+class Stack:
+    project: str  # the Pulumi project (Pulumi.yaml `name`), part of every URN and submission scope
+    name: str  # the stack, e.g. dev
+    gcp_project: str  # gcp:project
+    region: str  # gcp:region
+
+    @property
+    def scope(self) -> str:
+        """"project/stack": what the stack label of its jobs is made from (labels.stack_value)."""
+        return f"{self.project}/{self.name}"
+
+    @classmethod
+    def load(cls, name: str, root: Path = ROOT) -> "Stack":
+        project = (_yaml(root / "Pulumi.yaml") or {}).get("name")
+        if not isinstance(project, str) or not project:
+            raise StackError(f"{root / 'Pulumi.yaml'} has no project `name`")
+        stacks = root / "stacks"
+        path = stacks / f"Pulumi.{name}.yaml"
+        if "/" in name or not path.is_file():
+            known = ", ".join(sorted(p.name.split(".")[1] for p in stacks.glob("Pulumi.*.yaml")))
+            raise StackError(f"no stack {name!r}: stacks/Pulumi.{name}.yaml does not exist (stacks: {known})")
+        config = (_yaml(path) or {}).get("config") or {}
+        values = {}
+        for key in ("gcp:project", "gcp:region"):
+            value = config.get(key)
+            if not isinstance(value, str) or not value:
+                raise StackError(f"stacks/Pulumi.{name}.yaml sets no {key}")
+            values[key] = value
+        return cls(project, name, values["gcp:project"], values["gcp:region"])
+
+
+def _yaml(path: Path) -> dict | None:
+    try:
+        return yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError) as error:
+        raise StackError(f"cannot read {path}: {error}") from None
