@@ -6,12 +6,19 @@ the oldest one users may run it on.
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+from packaging.specifiers import SpecifierSet
+
 from tests.program import ROOT
+from tests.provider_host import ProviderHost, deserialize
+from tests.test_dynamic_host import URN, program_inputs  # noqa: F401 (a fixture: the program's own blob)
 
 # Everything that runs outside the tests: the program, the provider the host
 # imports, the offline render, the policy pack, the benchmarks.
@@ -45,3 +52,65 @@ def test_the_code_needs_nothing_newer_than_the_oldest_supported_python():
         text=True,
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def other_pythons() -> list[Path]:
+    """pyenv's interpreters of the supported minors other than this one, newest patch of each.
+
+    A fresh CI machine has only its own Python: then there is none, and the
+    cross-version test below is skipped rather than made to depend on one.
+    """
+    supported = SpecifierSet(requires_python("pyproject.toml"))
+    versions = Path(os.environ.get("PYENV_ROOT") or Path.home() / ".pyenv") / "versions"
+    found: dict[tuple[int, int], tuple[tuple[int, ...], Path]] = {}
+    for python in versions.glob("3.*/bin/python"):
+        name = python.parent.parent.name
+        if not re.fullmatch(r"3\.\d+\.\d+", name) or name not in supported:
+            continue
+        version = tuple(map(int, name.split(".")))
+        if version[:2] != sys.version_info[:2] and version > found.get(version[:2], ((), python))[0]:
+            found[version[:2]] = (version, python)
+    return [python for _, python in sorted(found.values())]
+
+
+def locked_environment(python: Path, where: Path) -> Path:
+    """The project's locked runtime dependencies for `python`, from uv's cache alone (no download)."""
+    uv = os.environ.get("UV") or shutil.which("uv")
+    env = {**os.environ, "UV_PROJECT_ENVIRONMENT": str(where), "UV_PYTHON_DOWNLOADS": "never"}
+    done = subprocess.run(
+        [uv, "sync", "--locked", "--offline", "--no-dev", "--python", str(python)],
+        cwd=ROOT, env=env, capture_output=True, text=True,
+    )
+    if done.returncode != 0:
+        pytest.skip(
+            f"no locked environment for {python}: uv's cache lacks its wheels and this test downloads nothing "
+            f"(`UV_PROJECT_ENVIRONMENT=/tmp/other-venv uv sync --locked --python {python}` once fills it)"
+        )
+    return where / "bin" / "python"
+
+
+OTHERS = other_pythons()
+
+
+@pytest.mark.parametrize(
+    "python",
+    OTHERS or [pytest.param(None, marks=pytest.mark.skip(reason="no pyenv interpreter of another supported minor here"))],
+    ids=lambda p: p and p.parent.parent.name,
+)
+def test_a_blob_written_on_this_python_is_served_by_the_host_on_another(python, program_inputs, emulator, tmp_path):
+    """A stack deployed from one minor, refreshed and destroyed from another: the state's
+    `__provider` names a module path, so any supported Python's host imports it."""
+    other = locked_environment(python, tmp_path / "venv")
+    minor = subprocess.run([other, "-c", "import sys; print(sys.version_info[:2])"], capture_output=True, text=True)
+    assert minor.stdout.strip() != str(sys.version_info[:2])
+    with ProviderHost({"AIPLATFORM_EMULATOR_HOST": emulator.address}, python=str(other)) as host:
+        checked = host.check(URN, {}, program_inputs)
+        assert list(checked.failures) == []
+        created = host.create(URN, deserialize(checked.inputs))
+        [job] = emulator.jobs()
+        assert created.id == job.name
+        state = deserialize(created.properties)
+        assert state["__provider"] == program_inputs["__provider"]
+        assert host.read(URN, created.id, state).id == created.id
+        host.delete(URN, created.id, state)
+    assert emulator.jobs() == []
