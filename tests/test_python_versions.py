@@ -40,6 +40,30 @@ def test_the_policy_pack_supports_the_same_pythons_as_the_program():
     assert requires_python("policy/pyproject.toml") == requires_python("pyproject.toml")
 
 
+def supported_minors() -> list[str]:
+    supported = SpecifierSet(requires_python("pyproject.toml"))
+    return [f"3.{minor}" for minor in range(30) if f"3.{minor}.0" in supported]
+
+
+@pytest.mark.parametrize("lock", ["uv.lock", "policy/uv.lock"])
+def test_every_compiled_dependency_has_a_linux_wheel_for_every_supported_python(lock):
+    """Else `uv sync` on that Python builds it from source (grpcio takes many minutes) or fails."""
+    text = (ROOT / lock).read_text()
+    missing = []
+    for package in re.split(r"^\[\[package\]\]$", text, flags=re.M)[1:]:
+        name = re.search(r'^name = "([^"]+)"', package, re.M).group(1)
+        wheels = re.findall(r"/([^/\s\"]+\.whl)", package)
+        if not wheels or any(w.endswith("-none-any.whl") for w in wheels):
+            continue  # pure Python, or the project itself
+        # name-version-python-abi-platform.whl; abi3 serves its minor and every later one.
+        tags = [w[: -len(".whl")].split("-")[-3:] for w in wheels if "manylinux" in w and "x86_64" in w]
+        for minor in supported_minors():
+            cp = "cp" + minor.replace(".", "")
+            if not any(py == cp and abi == cp or abi == "abi3" and int(py[3:]) <= int(cp[3:]) for py, abi, _ in tags):
+                missing.append(f"{name} for {minor}")
+    assert not missing, "no wheel: " + ", ".join(missing)
+
+
 def test_the_code_needs_nothing_newer_than_the_oldest_supported_python():
     minimum = oldest_supported()
     assert minimum == "3.10"  # what pulumi and google-cloud-aiplatform require; raise it only with them
