@@ -14,9 +14,8 @@ from typing import Any
 import pulumi
 import pulumi.dynamic
 import pulumi_gcp as gcp
-from pulumi.runtime.mocks import MockMonitor
 
-from offline.program import PROJECT
+from offline.program import set_mocks
 
 AGENTS = {
     "vertex-agent": "@gcp-sa-aiplatform.iam.gserviceaccount.com",
@@ -147,7 +146,7 @@ def team(config: dict[str, Any], name: str, raw: dict[str, Any]) -> None:
 
 def run(config: dict[str, Any], stack: str, mocks: pulumi.runtime.Mocks) -> pulumi.runtime.Mocks:
     """Runs the baseline under the mocks, set up as offline.program.run sets up the real program."""
-    pulumi.runtime.set_mocks(mocks, project=PROJECT, stack=stack, preview=False, monitor=MockMonitor(mocks))
+    set_mocks(mocks, stack)
     pulumi.runtime.set_all_config({key: value if isinstance(value, str) else json.dumps(value) for key, value in config.items()})
 
     @pulumi.runtime.test

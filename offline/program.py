@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import runpy
+import warnings
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
@@ -53,6 +55,22 @@ def engine_view(inputs: Any) -> Any:
     return inputs
 
 
+def set_mocks(mocks: pulumi.runtime.Mocks, stack: str, monitor: Optional[MockMonitor] = None) -> None:
+    """pulumi.runtime.set_mocks, with the event loop it needs on every supported Python.
+
+    It registers the root Stack at once, whose outputs are asyncio Futures made
+    outside any loop: 3.10 to 3.13 make the thread a loop on the fly (3.12 and
+    3.13 warn that they do), 3.14 raises RuntimeError instead.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        try:
+            asyncio.get_event_loop()  # the thread's loop, if it has one (made here before 3.14)
+        except RuntimeError:
+            asyncio.set_event_loop(asyncio.new_event_loop())
+    pulumi.runtime.set_mocks(mocks, project=PROJECT, stack=stack, preview=False, monitor=monitor or MockMonitor(mocks))
+
+
 def run(
     config: dict, stack: str, mocks: OfflineMocks, monitor: Optional[MockMonitor] = None, secret_keys: Iterable[str] = ()
 ) -> OfflineMocks:
@@ -60,7 +78,7 @@ def run(
 
     `secret_keys` are the keys the CLI would list as secret (any `secure:` leaf in them).
     """
-    pulumi.runtime.set_mocks(mocks, project=PROJECT, stack=stack, preview=False, monitor=monitor or MockMonitor(mocks))
+    set_mocks(mocks, stack, monitor)
     pulumi.runtime.set_all_config(
         {key: value if isinstance(value, str) else json.dumps(value) for key, value in config.items()},
         list(secret_keys),

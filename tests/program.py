@@ -81,7 +81,7 @@ def render(config: dict, stack: str = "dev", recorder: Recorder | None = None, s
 def render_components(build, stack: str = "dev", recorder: Recorder | None = None) -> Recorder:
     """Runs `build()` (which creates components) under the mocks; `build` may return an Output to await."""
     recorder = recorder or Recorder()
-    pulumi.runtime.set_mocks(recorder, project="spot-training", stack=stack, preview=False, monitor=RecordingMonitor(recorder))
+    offline_program.set_mocks(recorder, stack, RecordingMonitor(recorder))
     pulumi.runtime.test(build)()
     return recorder
 

@@ -37,8 +37,9 @@ def deserialize(struct: struct_pb2.Struct) -> dict[str, Any]:
 
 
 class ProviderHost:
-    def __init__(self, env: dict[str, str]) -> None:
+    def __init__(self, env: dict[str, str], python: str = sys.executable) -> None:
         self._env = env
+        self._python = python  # another interpreter: the host of a user on another Python
         self.process: subprocess.Popen | None = None
         self.stub: provider_pb2_grpc.ResourceProviderStub | None = None
         # What the host writes to stderr is what `pulumi preview`/`up` shows.
@@ -48,7 +49,7 @@ class ProviderHost:
         # From the project root, as the engine starts it: the pickled provider
         # is a reference to components.spot_job.provider, imported from there.
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "pulumi.dynamic"],
+            [self._python, "-m", "pulumi.dynamic"],
             cwd=ROOT,
             env={**os.environ, **self._env},
             stdout=subprocess.PIPE,
