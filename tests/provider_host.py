@@ -36,8 +36,9 @@ def deserialize(struct: struct_pb2.Struct) -> dict[str, Any]:
 
 
 class ProviderHost:
-    def __init__(self, env: dict[str, str]) -> None:
+    def __init__(self, env: dict[str, str], stderr=None) -> None:
         self._env = env
+        self._stderr = stderr  # where the host's stderr goes (what `pulumi up` shows); inherited if None
         self.process: subprocess.Popen | None = None
         self.stub: provider_pb2_grpc.ResourceProviderStub | None = None
 
@@ -49,6 +50,7 @@ class ProviderHost:
             cwd=ROOT,
             env={**os.environ, **self._env},
             stdout=subprocess.PIPE,
+            stderr=self._stderr,
         )
         port = int(self.process.stdout.readline())
         self._channel = grpc.insecure_channel(f"127.0.0.1:{port}")
