@@ -47,7 +47,7 @@ from pulumi.runtime.proto import provider_pb2
 from bench.emulated import Host, checked, median, p90, program_inputs, scoped, serialize, table
 from components.spot_job import blocking, vertex
 from tests.emulator import JobServiceEmulator
-from tests.provider_host import JOB_TYPE, deserialize
+from tests.provider_host import JOB_TYPE
 
 ENGINE_PARALLEL = 16  # `pulumi destroy --parallel`'s default
 PROBE_EVERY = 0.25  # seconds between diffs sent by the probe
