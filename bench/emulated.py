@@ -61,10 +61,13 @@ class Host(ProviderHost):
     `pulumi up` would show) goes to a temporary file instead of the benchmark's output: `log()`.
     """
 
+    # What the engine runs; a benchmark's baseline may run the same host with a setting changed.
+    command: tuple[str, ...] = ("-m", "pulumi.dynamic")
+
     def __enter__(self) -> "Host":
         self._stderr = tempfile.TemporaryFile()
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "pulumi.dynamic"],
+            [sys.executable, *self.command],
             cwd=ROOT,
             env={**os.environ, **self._env},
             stdout=subprocess.PIPE,

@@ -35,3 +35,11 @@ def test_api_calls_counts_no_call_for_a_diff():
 def test_a_burst_submits_every_job_once():
     out = quick("burst")
     assert "S=60: all" in out and "none failed, none twice (each job's own submission key): yes" in out
+
+
+def test_a_mass_delete_cancels_every_job_and_leaves_none_active():
+    out = quick("mass_delete")
+    for run in ("destroy, ours", "destroy, unbounded"):
+        assert f"{run}: every job cancelled, none left active: yes" in out
+    for run in ("replace, ours", "replace, unbounded"):
+        assert f"{run}: every job cancelled, none left active, every new job submitted: yes" in out

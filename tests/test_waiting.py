@@ -5,7 +5,7 @@ import threading
 
 import pytest
 
-from components.spot_job import waiting
+from components.spot_job import blocking
 from components.spot_job.provider import SpotTrainingJobProvider
 from tests.fixtures import job_inputs
 
@@ -55,14 +55,14 @@ def test_a_wait_that_outlasts_wait_timeout_stops_and_the_job_goes_on(emulator, c
 
 
 def test_at_most_two_jobs_are_waited_on_at_once_so_the_host_keeps_threads_free(emulator, caplog):
-    taken = [waiting._slots.acquire(blocking=False) for _ in range(waiting.MAX_CONCURRENT_WAITS)]
+    taken = [blocking._slots.acquire(blocking=False) for _ in range(blocking.MAX_BLOCKING_CALLS)]
     try:
         assert all(taken)
         emulator.script("JOB_STATE_RUNNING")
         created = provider.create(inputs(waitFor="running"))
     finally:
         for _ in taken:
-            waiting._slots.release()
+            blocking._slots.release()
     assert created.outs["state"] == "JOB_STATE_QUEUED" and emulator.calls["GetCustomJob"] == 0
     assert any("not waiting" in m for m in progress(caplog))
 
@@ -81,7 +81,7 @@ def test_concurrent_creates_beyond_the_limit_do_not_wait(emulator, caplog):
         thread.join()
     # Nothing runs, so the two waiters time out; the other two returned at once.
     assert len(results) == 4 and {r["state"] for r in results} == {"JOB_STATE_QUEUED"}
-    assert sum("other jobs are being waited on" in m for m in progress(caplog)) == 2
+    assert sum("other calls are already waiting on jobs" in m for m in progress(caplog)) == 2
     assert sum("waitTimeout" in m for m in progress(caplog)) == 2
 
 

@@ -167,14 +167,16 @@ class SpotTrainingJobProvider(ResourceProvider):
         if on_delete == "keep":  # forget it: the job, running or not, stays in Vertex
             return
         _report_to_stderr()
-        from . import vertex
+        from . import stopping, vertex
 
         timeout = spec.duration_seconds(props.get("deleteTimeout") or spec.DEFAULT_DELETE_TIMEOUT)
         with vertex.JobService(_location(name)) as service:
+            # Cancelled at once; waited on only if the host can spare the thread (see stopping).
+            stopped = stopping.stop(service, name, timeout, on_delete, props.get("displayName") or name)
             if on_delete == "cancel":
-                service.stop(name, timeout)
                 return
-            service.delete(name, timeout)
+            if stopped:
+                service.delete(name, timeout)
             # Earlier attempts ended before this one was submitted; their records go too.
             for past in props.get("history") or []:
                 if past.get("jobId"):

@@ -2,10 +2,11 @@
 
 The dynamic provider host serves every dynamic resource of a stack with 4
 threads. A call that waits holds one of them, so waiting is bounded twice:
-each wait by `waitTimeout` (at most spec.MAX_BLOCKING_SECONDS), and at most
-MAX_CONCURRENT_WAITS waits at a time, so reads, diffs and deletes of the other
-jobs always find a free thread. A job that cannot be waited on is not an error:
-it was submitted, its state shows on the next refresh.
+each wait by `waitTimeout` (at most spec.MAX_BLOCKING_SECONDS), and by the
+slots of `blocking`, shared with deletes waiting for a cancelled job, so reads,
+diffs and deletes of the other jobs always find a free thread. A job that
+cannot be waited on is not an error: it was submitted, its state shows on the
+next refresh.
 
 Imported only inside provider methods: it pulls in the Google client via vertex.
 """
@@ -13,19 +14,15 @@ Imported only inside provider methods: it pulls in the Google client via vertex.
 from __future__ import annotations
 
 import logging
-import threading
 from typing import Any
 
-from . import spec
+from . import blocking, spec
 from .vertex import TERMINAL_STATES, JobService, console_url
 
 log = logging.getLogger("spot-training")
 
-MAX_CONCURRENT_WAITS = 2
 RUNNING = "JOB_STATE_RUNNING"
 SUCCEEDED = "JOB_STATE_SUCCEEDED"
-
-_slots = threading.BoundedSemaphore(MAX_CONCURRENT_WAITS)
 
 _DONE = {
     "running": lambda job: job.get("state") == RUNNING or job.get("state") in TERMINAL_STATES,
@@ -40,17 +37,15 @@ def follow(service: JobService, job: dict[str, Any], props: dict[str, Any]) -> d
     if target == "none" or _DONE[target](job):
         return job
     timeout = spec.duration_seconds(props.get("waitTimeout") or spec.DEFAULT_WAIT_TIMEOUT)
-    if not _slots.acquire(blocking=False):
-        log.warning(
-            "%s: not waiting for %s: %d other jobs are being waited on, and the provider host keeps its other "
-            "threads for the rest of the stack; the next refresh shows its state. %s",
-            label, target, MAX_CONCURRENT_WAITS, console_url(job["name"]),
-        )
-        return job
-    try:
+    with blocking.slot() as free:
+        if not free:
+            log.warning(
+                "%s: not waiting for %s: %d other calls are already waiting on jobs, and the provider host keeps its "
+                "other threads for the rest of the stack; the next refresh shows its state. %s",
+                label, target, blocking.MAX_BLOCKING_CALLS, console_url(job["name"]),
+            )
+            return job
         last, reached = service.watch(job["name"], _DONE[target], timeout, lambda seen: _transition(label, seen))
-    finally:
-        _slots.release()
     if last is None:
         log.warning("%s: %s was deleted while being waited on", label, job["name"])
         return job

@@ -1,0 +1,37 @@
+"""The provider host's threads that may block on a job: at most two at a time.
+
+The dynamic provider host serves every call of every dynamic resource in the
+stack on 4 threads, and queues the rest. A call that blocks on a job (a
+`waitFor` wait after a submission, a delete waiting for a cancelled job to
+stop) holds one of them for up to half an hour, so without a bound a mass
+destroy or an `up` full of waits leaves no thread for anything else: every
+diff and read queues behind them. All such calls share this one bound, so at
+least two threads stay free whatever mix of them is in flight.
+
+A slot is taken without waiting for it: waiting for a slot would itself hold a
+thread. A call that gets none does what it can without blocking and says so.
+
+Module state on purpose: the host imports this module once and keeps it for
+every call it serves, which is what makes the bound shared.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from typing import Iterator
+
+MAX_BLOCKING_CALLS = 2
+
+_slots = threading.BoundedSemaphore(MAX_BLOCKING_CALLS)
+
+
+@contextlib.contextmanager
+def slot() -> Iterator[bool]:
+    """Yields whether this call may block on a job now; never waits for the answer."""
+    taken = _slots.acquire(blocking=False)
+    try:
+        yield taken
+    finally:
+        if taken:
+            _slots.release()

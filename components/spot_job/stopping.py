@@ -1,0 +1,53 @@
+"""Stopping a job on delete (destroy or replacement) without starving the provider host.
+
+A cancelled job takes minutes to stop, and the engine sends every delete of a
+destroy at once (16 in flight by default), so waiting for each on its own host
+thread would leave none for the rest of the stack. The cancel is always sent at
+once, so no job bills past its delete; waiting for the job to stop takes one of
+`blocking`'s slots. A delete that gets none returns without waiting and says
+what it did and what becomes of the record. It does not fail: on an error the
+engine starts no further steps, so the deletes behind it would never send their
+cancels and those jobs would go on billing.
+
+Imported only inside provider methods: it pulls in the Google client via vertex.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from . import blocking
+from .vertex import ACTIVE_STATES, TERMINAL_STATES, JobService, console_url
+
+log = logging.getLogger("spot-training")
+
+
+def stop(service: JobService, name: str, timeout: float, on_delete: str, label: str) -> bool:
+    """Cancels the job if it is active; True once it is terminal or gone, so its record can be
+    deleted; False if it was left stopping (logged). TimeoutError if it outlasts `timeout`."""
+    job = service.get(name)
+    if job is None or job.get("state") in TERMINAL_STATES:
+        return True
+    if job.get("state") in ACTIVE_STATES:
+        service.cancel(name)
+    with blocking.slot() as free:
+        if free:
+            service.wait_until_terminal(name, timeout)
+            return True
+    log.warning(
+        "%s: cancelled %s; it is stopping. Not waiting for it to stop: %d other calls are already waiting on jobs, "
+        "and the provider host keeps its other threads for the rest of the stack. %s %s",
+        label, name, blocking.MAX_BLOCKING_CALLS, _record(name, on_delete), console_url(name),
+    )
+    return False
+
+
+def _record(name: str, on_delete: str) -> str:
+    if on_delete == "cancel":
+        return "Its record stays in Vertex, as asked (onDelete: cancel)."
+    _, project, _, location, _, job_id = name.split("/")
+    return (
+        "Its record cannot be deleted before it has stopped, so it stays in Vertex, forgotten by the stack (a stopped "
+        "job bills nothing). Once it shows CANCELLED, delete it with: "
+        f"gcloud ai custom-jobs delete {job_id} --region={location} --project={project}"
+    )
