@@ -31,3 +31,30 @@ def host(emulator):
 
     with ProviderHost({"AIPLATFORM_EMULATOR_HOST": emulator.address}) as host:
         yield host
+
+
+@pytest.fixture(scope="module")
+def _emulator_and_host():
+    from tests.emulator import JobServiceEmulator
+    from tests.provider_host import ProviderHost
+
+    with JobServiceEmulator() as emu, ProviderHost({"AIPLATFORM_EMULATOR_HOST": emu.address}) as host:
+        yield emu, host
+
+
+@pytest.fixture
+def shared_emulator(_emulator_and_host, monkeypatch):
+    """The module's one emulator, emptied for this test. Starting a provider host (and importing
+    Google's client in it) costs a second; a module shares one, with an emulator reset per test."""
+    emu, _ = _emulator_and_host
+    emu.reset()
+    monkeypatch.setenv("AIPLATFORM_EMULATOR_HOST", emu.address)
+    return emu
+
+
+@pytest.fixture
+def shared_host(_emulator_and_host, shared_emulator):
+    """The module's one provider host, its log cleared for this test; its emulator is shared_emulator."""
+    _, host = _emulator_and_host
+    host.clear_log()
+    return host

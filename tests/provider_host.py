@@ -67,6 +67,11 @@ class ProviderHost:
         self.process.wait()
         self._stderr.close()
 
+    def clear_log(self) -> None:
+        """Forget what the host wrote so far (the host shares this file's offset, so it writes from 0 again)."""
+        self._stderr.seek(0)
+        self._stderr.truncate()
+
     @property
     def log(self) -> str:
         """Everything the host wrote to stderr so far: the lines a user sees in the CLI."""

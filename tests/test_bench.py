@@ -6,7 +6,11 @@ No timings are asserted here: BENCHMARKS.md reports those, from full runs.
 import subprocess
 import sys
 
+import pytest
+
 from tests.program import ROOT
+
+pytestmark = pytest.mark.bench
 
 
 def quick(name: str) -> str:

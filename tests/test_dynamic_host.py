@@ -12,6 +12,16 @@ from tests.provider_host import JOB_TYPE, ProviderHost, deserialize
 URN = f"urn:pulumi:dev::spot-training::{JOB_TYPE}::resnet"
 
 
+
+@pytest.fixture
+def emulator(shared_emulator):
+    return shared_emulator
+
+
+@pytest.fixture
+def host(shared_host):
+    return shared_host
+
 @pytest.fixture
 def program_inputs():
     return one_job_inputs()

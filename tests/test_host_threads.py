@@ -18,7 +18,7 @@ from tests.program import one_job_inputs
 from tests.provider_host import JOB_TYPE, deserialize
 
 HOST_THREADS = 4  # the SDK's dynamic provider host: ThreadPoolExecutor(max_workers=4)
-JOBS = 3 * HOST_THREADS  # more deletes than the host has threads, all in flight at once
+JOBS = HOST_THREADS + 2  # more deletes than the host has threads, all in flight at once
 GUARD = 60.0  # only so a broken build fails instead of hanging; no assertion is about time
 
 

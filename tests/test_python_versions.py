@@ -116,6 +116,7 @@ def locked_environment(python: Path, where: Path) -> Path:
 OTHERS = other_pythons()
 
 
+@pytest.mark.interpreters
 @pytest.mark.parametrize(
     "python",
     OTHERS or [pytest.param(None, marks=pytest.mark.skip(reason="no pyenv interpreter of another supported minor here"))],

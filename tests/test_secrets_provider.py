@@ -24,6 +24,16 @@ NEW_TOKEN = "hf_" + "Zk9" * 12
 SECRET_PATH = "jobSpec.workerPoolSpecs[0].containerSpec.env[0].value"
 
 
+
+@pytest.fixture
+def emulator(shared_emulator):
+    return shared_emulator
+
+
+@pytest.fixture
+def host(shared_host):
+    return shared_host
+
 @pytest.fixture
 def program_inputs(tmp_path, monkeypatch):
     """The job as the program registers it with a secret env value, as the engine hands it to the host."""

@@ -18,6 +18,16 @@ from tests.provider_host import JOB_TYPE, ProviderHost, deserialize
 URN = f"urn:pulumi:dev::spot-training::{JOB_TYPE}::vision-resnet"
 
 
+
+@pytest.fixture
+def emulator(shared_emulator):
+    return shared_emulator
+
+
+@pytest.fixture
+def host(shared_host):
+    return shared_host
+
 @pytest.fixture(scope="module")
 def program_inputs():
     return one_job_inputs()

@@ -39,6 +39,16 @@ def _referenced_globals(blob: str) -> list[str]:
     return [arg for op, arg, _ in pickletools.genops(base64.b64decode(blob)) if op.name in ("SHORT_BINUNICODE", "BINUNICODE")]
 
 
+
+@pytest.fixture
+def emulator(shared_emulator):
+    return shared_emulator
+
+
+@pytest.fixture
+def host(shared_host):
+    return shared_host
+
 def test_there_is_a_recorded_state_of_every_released_version():
     assert "v1" in RECORDED
 

@@ -66,6 +66,11 @@ class JobServiceEmulator:
         """Zero `calls` and `failures`; call numbers in inject() and delay() count from here again."""
         self._store.reset_calls()
 
+    def reset(self) -> None:
+        """As new, on the same address: no jobs, calls, faults, quota or switches. Lets tests share one
+        emulator (and one provider host pointed at it) without seeing each other's jobs."""
+        self._store.reset()
+
     def inject(
         self,
         rpc: str,

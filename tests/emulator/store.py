@@ -237,6 +237,11 @@ class JobStore:
             self.calls.clear()
             self.failures.clear()
 
+    def reset(self) -> None:
+        """Back to a new store: no jobs, calls, faults, quota or switches (the servicer keeps this object)."""
+        with self.lock:
+            self.__init__()
+
     # --- helpers; the lock is held --------------------------------------------------------
 
     def _find(self, name: str) -> CustomJob:
