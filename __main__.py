@@ -46,8 +46,13 @@ def secret_leaves() -> tuple[list[str], bool]:
     return leaves, every_env_value
 
 
+def config_keys() -> set[str]:
+    """Every config key the stack sets, however the language host handed them over."""
+    return set(pulumi.runtime.config.get_config_env()) | set(pulumi.runtime.config.CONFIG.get())
+
+
 leaves, every_env_value = secret_leaves()
-stack = load(config_value, leaves, every_env_value)  # raises, naming the config path, before anything is registered
+stack = load(config_value, leaves, every_env_value, config_keys())  # raises, naming the config path, before anything is registered
 for name, team in stack.teams.items():
     environment = TeamTrainingEnvironment(
         name,

@@ -7,6 +7,7 @@ leaves half a stack behind. Unknown keys are errors, not silently ignored.
 from __future__ import annotations
 
 import copy
+import difflib
 import re
 from pathlib import Path
 from dataclasses import dataclass, field
@@ -47,6 +48,8 @@ REPOSITORY_KEYS = {
     "cleanupDryRun": ("cleanup_dry_run", bool),
     "immutableTags": ("immutable_tags", bool),
 }
+# Labels the stack puts on every job itself: a user's would be overwritten.
+STACK_LABELS = ("team", "environment")
 # Keys of a job entry that belong to the CustomJob, not to its jobSpec.
 BODY_KEYS = ("displayName", "labels", "encryptionSpec")
 # Keys of a job entry that steer the provider: config key -> SpotTrainingJobArgs field.
@@ -117,8 +120,11 @@ class StackConfig:
     teams: dict[str, TeamConfig]
 
 
-def load(get: Any, secret_leaves: Collection[str] = (), secret_env_values: bool = False) -> StackConfig:
-    """`get(key)` returns a config value (objects already parsed) or None.
+def load(
+    get: Any, secret_leaves: Collection[str] = (), secret_env_values: bool = False, keys: Collection[str] = ()
+) -> StackConfig:
+    """`get(key)` returns a config value (objects already parsed) or None; `keys`
+    are all the config keys the stack sets (a misspelt one of ours is an error).
 
     `secret_leaves` are the full config paths of the values set as secrets
     (`spot-training:teams.vision.jobs.resnet.workerPoolSpecs[0].containerSpec.env[0].value`);
@@ -127,6 +133,7 @@ def load(get: Any, secret_leaves: Collection[str] = (), secret_env_values: bool 
     """
     failures: list[str] = []
     secrets = _Secrets(secret_leaves, secret_env_values)
+    failures += _unknown_keys(keys)
     project, region = get("gcp:project"), get("gcp:region")
     for key, value in (("gcp:project", project), ("gcp:region", region)):
         if not isinstance(value, str) or not value:
@@ -148,6 +155,23 @@ def load(get: Any, secret_leaves: Collection[str] = (), secret_env_values: bool 
         values = secrets.values(get)
         raise ConfigError([redaction.scrub(line, values) for line in failures])
     return StackConfig(project, region, environment, deployers, teams)
+
+
+# The keys of this namespace: the program's, and the policy pack's `policy`.
+STACK_KEYS = ("environment", "deployers", "teams", "policy")
+
+
+def _unknown_keys(keys: Collection[str]) -> list[str]:
+    """A misspelt key is not silently ignored: `spot-training:deployer` would drop every deployer's actAs."""
+    failures = []
+    for key in sorted(k for k in keys if k.startswith(f"{NS}:")):
+        name = key.split(":", 1)[1]
+        if name in STACK_KEYS:
+            continue
+        close = difflib.get_close_matches(name, STACK_KEYS, n=1)
+        hint = f"did you mean {NS}:{close[0]}?" if close else f"the keys are {', '.join(f'{NS}:{k}' for k in STACK_KEYS)}"
+        failures.append(f"{key}: unknown key; {hint}")
+    return failures
 
 
 def _team(name: str, raw: Any, path: str, project: Any, region: Any, secrets: "_Secrets", failures: list[str]) -> TeamConfig:
@@ -221,6 +245,9 @@ def _job(raw: Any, path: str, team: TeamConfig, project: Any, region: Any, secre
         return None
     job_spec = {k: copy.deepcopy(v) for k, v in raw.items() if k not in BODY_KEYS and k not in KNOB_KEYS}
     body = {k: raw[k] for k in BODY_KEYS if k in raw}
+    for label in STACK_LABELS:
+        if isinstance(body.get("labels"), dict) and label in body["labels"]:
+            failures.append(f"{path}.labels.{label}: is set by the stack (the team's name and the environment); remove it")
     knobs = {k: copy.deepcopy(raw[k]) for k in KNOB_KEYS if raw.get(k) is not None}
     if isinstance(knobs.get("rerun"), (int, float)) and not isinstance(knobs["rerun"], bool):
         knobs["rerun"] = str(knobs["rerun"])  # `rerun: 2` reads as a number; any value will do

@@ -100,6 +100,12 @@ def test_a_bad_job_stops_the_program_naming_the_config_path_before_anything_is_r
             lambda t: t["jobs"]["resnet"].update(resubmission={"fallback": [{"afterStockouts": 1, "strategy": "FLEX_START"}]}),
             "spot-training:teams.vision.jobs.resnet.resubmission.fallback[0].strategy: FLEX_START needs NVIDIA GPUs",
         ),
+        # The stack sets these itself; a user's would be overwritten without a word (issue 11.17).
+        (lambda t: t["jobs"]["resnet"].update(labels={"team": "nlp"}), "spot-training:teams.vision.jobs.resnet.labels.team: is set by the stack"),
+        (
+            lambda t: t["jobs"]["resnet"].update(labels={"environment": "prod"}),
+            "spot-training:teams.vision.jobs.resnet.labels.environment: is set by the stack",
+        ),
         (
             lambda t: t["jobs"]["resnet"]["workerPoolSpecs"][0].update(containerSpec={"imageUri": "${images.nope}"}),
             "spot-training:teams.vision.jobs.resnet.workerPoolSpecs[0].containerSpec.imageUri: ${images.nope} names no image",
@@ -114,6 +120,31 @@ def test_config_errors_name_their_path(change, path):
         render(config, recorder=recorder)
     assert path in str(raised.value)
     assert registered(recorder) == []
+
+
+@pytest.mark.parametrize(
+    "key, hint",
+    [
+        ("spot-training:deployer", "did you mean spot-training:deployers?"),  # its deployers would lose actAs
+        ("spot-training:polcy", "did you mean spot-training:policy?"),
+        ("spot-training:budget", "the keys are spot-training:environment, spot-training:deployers"),
+    ],
+)
+def test_an_unknown_key_of_the_namespace_is_an_error_with_a_suggestion(key, hint):
+    config = team_config(resnet=a_job())
+    config[key] = ["serviceAccount:ci@acme-ml-dev.iam.gserviceaccount.com"]
+    recorder = Recorder()
+    with pytest.raises(ConfigError) as raised:
+        render(config, recorder=recorder)
+    assert f"{key}: unknown key; {hint}" in str(raised.value)
+    assert registered(recorder) == []
+
+
+def test_keys_of_other_namespaces_are_left_to_their_owners():
+    config = team_config(resnet=a_job())
+    config["gcp:zone"] = "us-central1-a"
+    config["aws:region"] = "us-east-1"
+    assert render(config).of_type("SpotTrainingJob")
 
 
 @pytest.mark.parametrize("key", ["gcp:region", "spot-training:environment", "spot-training:teams"])
