@@ -118,11 +118,15 @@ class TeamTrainingEnvironment(pulumi.ComponentResource):
         """The team's defaults filled in, its image and package references resolved, its secret values marked."""
         body = copy.deepcopy(body)
         spec = body["jobSpec"]
-        body.setdefault("displayName", f"{args.team.name}-{key}")
-        body["labels"] = {**body.get("labels", {}), "team": args.team.name, "environment": args.environment}
-        spec.setdefault("serviceAccount", self.service_account.email)
-        # Stable across resubmissions, so AIP_CHECKPOINT_DIR survives them.
-        spec.setdefault("baseOutputDirectory", {"outputUriPrefix": pulumi.Output.concat(self.bucket.url, f"/{OUTPUTS_PREFIX}{key}")})
+        # An empty value is an unset one (as Vertex reads it), so the team's default applies.
+        if not body.get("displayName"):
+            body["displayName"] = f"{args.team.name}-{key}"
+        body["labels"] = {**(body.get("labels") or {}), "team": args.team.name, "environment": args.environment}
+        if not spec.get("serviceAccount"):
+            spec["serviceAccount"] = self.service_account.email
+        if not (spec.get("baseOutputDirectory") or {}).get("outputUriPrefix"):
+            # Stable across resubmissions, so AIP_CHECKPOINT_DIR survives them.
+            spec["baseOutputDirectory"] = {"outputUriPrefix": pulumi.Output.concat(self.bucket.url, f"/{OUTPUTS_PREFIX}{key}")}
         for pool in spec.get("workerPoolSpecs") or []:
             for task, field in (("containerSpec", "imageUri"), ("pythonPackageSpec", "executorImageUri")):
                 if pool.get(task) and (match := IMAGE_REF.match(pool[task].get(field) or "")):

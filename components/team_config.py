@@ -274,7 +274,7 @@ def _job(raw: Any, path: str, team: TeamConfig, project: Any, region: Any, secre
     inputs = {
         "project": project,
         "location": region,
-        "displayName": body.get("displayName", "stand-in"),
+        "displayName": body.get("displayName") or "stand-in",
         **{k: v for k, v in body.items() if k != "jobSpec"},
         "jobSpec": stand_in,
         **knobs,

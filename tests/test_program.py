@@ -179,3 +179,13 @@ def test_the_project_refreshes_before_every_up_so_a_preempted_job_is_seen():
     from tests.program import ROOT
 
     assert yaml.safe_load((ROOT / "Pulumi.yaml").read_text())["options"]["refresh"] == "always"
+
+
+def test_empty_values_in_a_job_entry_take_the_teams_defaults():
+    """Issue 11.2: `serviceAccount: ""` means unset, so the team's account runs the job, not none."""
+    job = a_job()
+    job.update(serviceAccount="", network="", baseOutputDirectory={"outputUriPrefix": ""}, persistentResourceId="")
+    [resource] = render(team_config(resnet=job)).of_type("SpotTrainingJob")
+    spec_ = resource.inputs["jobSpec"]
+    assert spec_["serviceAccount"] == "vision-train-dev@acme-ml-dev.iam.gserviceaccount.com"
+    assert spec_["baseOutputDirectory"]["outputUriPrefix"] == "gs://acme-ml-dev-vision-staging/jobs/resnet"

@@ -272,3 +272,33 @@ def test_a_flex_start_rung_is_not_judged_on_an_accelerator_a_preview_cannot_know
     inputs["resubmission"] = {"fallback": [{"afterStockouts": 1, "strategy": "FLEX_START"}]}
     assert spec.validate(inputs, unknown=unknown) == []
     assert [f.path for f in spec.validate({**inputs, "jobSpec": job_inputs()["jobSpec"]})] == ["resubmission.fallback[0].strategy"]
+
+
+# Issue 11.2: an empty value is an unset one, as the API reads it (proto3 has no
+# presence: https://protobuf.dev/programming-guides/proto3/#default); pipeline
+# components send unset options like this.
+EMPTY_BUT_VALID = [
+    ("an empty CMEK key", lambda: job_inputs(encryptionSpec={"kmsKeyName": ""})),
+    ("an empty encryptionSpec", lambda: job_inputs(encryptionSpec={})),
+    ("an empty persistent resource on Spot", lambda: with_spec(persistentResourceId="")),
+    ("an empty output directory", lambda: with_spec(baseOutputDirectory={"outputUriPrefix": ""})),
+    ("an empty baseOutputDirectory", lambda: with_spec(baseOutputDirectory={})),
+    ("an empty service account", lambda: with_spec(serviceAccount="")),
+    ("an empty network", lambda: with_spec(network="")),
+    ("an empty tensorboard", lambda: with_spec(tensorboard="")),
+    ("empty reserved ranges", lambda: with_spec(reservedIpRanges=[])),
+    ("false flags", lambda: with_spec(enableWebAccess=False, enableDashboardAccess=False)),
+    ("empty labels", lambda: job_inputs(labels={})),
+]
+
+
+@pytest.mark.parametrize("empty", [case for _, case in EMPTY_BUT_VALID], ids=[name for name, _ in EMPTY_BUT_VALID])
+def test_an_empty_value_validates_as_absent_and_is_not_submitted(empty):
+    inputs = empty()
+    assert spec.validate(inputs) == []
+    assert spec.request_body(inputs) == spec.request_body(job_inputs())  # no diff between the two spellings
+
+
+def test_the_persistent_resource_refusal_says_what_to_write_instead():
+    [failure] = spec.validate(with_spec(persistentResourceId="pool-1"))
+    assert failure.path == "jobSpec.persistentResourceId" and "scheduling.strategy STANDARD" in failure.reason

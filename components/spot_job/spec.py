@@ -115,9 +115,32 @@ def validate(inputs: dict[str, Any], unknown: Any = _NO_UNKNOWN) -> list[Failure
     """
     checker = _Checker(unknown)
     checker.walk(inputs, schema.RESOURCE, "")
+    # The rules see what Vertex sees: an empty value is no value (proto3 has
+    # no presence for "", [], {} or false, and the API reads them as unset), so
+    # `serviceAccount: ""` or `encryptionSpec: {kmsKeyName: ""}`, as pipeline
+    # components send unset options, is valid and means the default.
+    # https://protobuf.dev/programming-guides/proto3/#default
+    present = _without_empty(inputs)
     for rule in _RULES:
-        rule(_Known(inputs, checker.is_unknown), checker.fail)
+        rule(_Known(present, checker.is_unknown), checker.fail)
     return checker.failures
+
+
+def _without_empty(value: Any) -> Any:
+    """`value` with every empty string, list, map and false dropped from its maps
+    (list positions are kept: an empty worker pool `{}` holds a place). Numbers
+    stay: their own rules say where 0 is allowed."""
+    if isinstance(value, list):
+        return [_without_empty(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    kept = {}
+    for key, item in value.items():
+        item = _without_empty(item)
+        if item is False or (isinstance(item, (str, list, dict)) and len(item) == 0):
+            continue
+        kept[key] = item
+    return kept
 
 
 def require_valid(inputs: dict[str, Any], prefix: str = "") -> None:
@@ -498,8 +521,14 @@ def _scheduling(k: _Known, fail: Fail) -> None:
             "jobSpec.scheduling.maxWaitDuration",
             f"only applies to strategy FLEX_START; the strategy here is {k.strategy()}",
         )
+    # "Use Spot VMs for training": Spot VMs are for serverless training only.
+    # https://cloud.google.com/vertex-ai/docs/training/use-spot-vms
     if k.strategy() == "SPOT" and k.has(k.spec(), "persistentResourceId"):
-        fail("jobSpec.persistentResourceId", "Spot VMs run only on serverless training, not on a persistent resource")
+        fail(
+            "jobSpec.persistentResourceId",
+            "Spot VMs run only on serverless training, not on a persistent resource; "
+            "use scheduling.strategy STANDARD on the persistent resource, or drop persistentResourceId to run on Spot",
+        )
 
 
 def _references(k: _Known, fail: Fail) -> None:
