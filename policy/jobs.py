@@ -68,17 +68,49 @@ def _spot_strategy(args, report_violation) -> None:
             )
 
 
+# What Dynamic Workload Scheduler takes on Vertex training: L4, A100, H100,
+# H200 or B200 GPUs, the same machine in every pool, timeout 7 days or less, no
+# reservation. Mirrors components/spot_job/spec.py FLEX_START_GPUS.
+# https://cloud.google.com/vertex-ai/docs/training/schedule-jobs-dws
+_FLEX_START_GPUS = (
+    "NVIDIA_L4",
+    "NVIDIA_TESLA_A100",
+    "NVIDIA_A100_80GB",
+    "NVIDIA_H100_80GB",
+    "NVIDIA_H100_MEGA_80GB",
+    "NVIDIA_H200_141GB",
+    "NVIDIA_B200",
+)
+_FLEX_START_MAX_TIMEOUT_SECONDS = 7 * 24 * 3600
+
+
 def _auto_strategy(spec) -> str:
     """What the provider resolves a fallback rung `auto` to (components/spot_job/spec.py:
-    flex_start_qualifies): FLEX_START where every worker pool has NVIDIA GPUs, else STANDARD."""
+    flex_start_qualifies): FLEX_START where Dynamic Workload Scheduler takes the job, else STANDARD."""
     pools = [mapping(p) for p in items(spec.get("workerPoolSpecs")) if mapping(p)]
 
-    def gpus(pool) -> bool:
+    def config(pool):
         machine = mapping(pool.get("machineSpec"))
         count = machine.get("acceleratorCount")
-        return str(machine.get("acceleratorType") or "").startswith("NVIDIA_") and isinstance(count, (int, float)) and count > 0
+        return (machine.get("machineType"), machine.get("acceleratorType"), int(count) if isinstance(count, (int, float)) else count)
 
-    return "FLEX_START" if pools and all(gpus(p) for p in pools) else "STANDARD"
+    def fits(pool) -> bool:
+        machine = mapping(pool.get("machineSpec"))
+        count = machine.get("acceleratorCount")
+        return (
+            machine.get("acceleratorType") in _FLEX_START_GPUS
+            and isinstance(count, (int, float))
+            and count > 0
+            and not machine.get("reservationAffinity")
+        )
+
+    timeout = str(mapping(spec.get("scheduling")).get("timeout") or "")
+    try:
+        long_timeout = timeout.endswith("s") and float(timeout[:-1]) > _FLEX_START_MAX_TIMEOUT_SECONDS
+    except ValueError:
+        long_timeout = False
+    qualifies = bool(pools) and all(fits(p) for p in pools) and len({config(p) for p in pools}) == 1 and not long_timeout
+    return "FLEX_START" if qualifies else "STANDARD"
 
 
 def _image_pinned(args, report_violation) -> None:

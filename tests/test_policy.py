@@ -44,6 +44,7 @@ DEFAULT_LEVELS = {
 SA = "serviceAccount:vision-train-dev@acme-ml-dev.iam.gserviceaccount.com"
 PINNED = "us-central1-docker.pkg.dev/acme-ml-dev/vision/trainer@sha256:" + "5" * 64
 T4 = {"machineType": "n1-standard-8", "acceleratorType": "NVIDIA_TESLA_T4", "acceleratorCount": 1}
+L4 = {"machineType": "g2-standard-8", "acceleratorType": "NVIDIA_L4", "acceleratorCount": 1}
 CPU = {"machineType": "n1-standard-8"}
 
 
@@ -150,6 +151,10 @@ VIOLATIONS = [
     ("job-spot-strategy", JOB, changed(JOB, lambda p: p["jobSpec"]["scheduling"].update(strategy="STANDARD")), "jobSpec.scheduling.strategy is STANDARD"),
     ("job-spot-strategy", JOB, changed(JOB, with_rung("STANDARD")), "resubmission.fallback[0].strategy is STANDARD"),
     ("job-spot-strategy", JOB, changed(JOB, with_rung("auto", pools=[T4, CPU])), "resubmission.fallback[0].strategy is auto, STANDARD for this job"),
+    # Flex-start takes L4, A100, H100, H200, B200 only, the same machine in every pool (issue 11.7):
+    # https://cloud.google.com/vertex-ai/docs/training/schedule-jobs-dws
+    ("job-spot-strategy", JOB, changed(JOB, with_rung("auto", pools=[T4, T4])), "resubmission.fallback[0].strategy is auto, STANDARD for this job"),
+    ("job-spot-strategy", JOB, changed(JOB, with_rung("auto", pools=[L4, {**L4, "acceleratorCount": 2}])), "resubmission.fallback[0].strategy is auto, STANDARD for this job"),
     ("job-image-pinned", JOB, changed(JOB, lambda p: p["jobSpec"]["workerPoolSpecs"][0]["containerSpec"].update(imageUri="us-central1-docker.pkg.dev/acme-ml-dev/vision/trainer:latest")), "jobSpec.workerPoolSpecs[0].containerSpec.imageUri is"),
     ("job-image-pinned", JOB, changed(JOB, lambda p: p["jobSpec"]["workerPoolSpecs"].append({"machineSpec": T4, "replicaCount": 2, "containerSpec": {"imageUri": "trainer@sha256:abc"}})), 'jobSpec.workerPoolSpecs[1].containerSpec.imageUri is "trainer@sha256:abc"'),
     ("job-labels", JOB, changed(JOB, lambda p: p["labels"].pop("team")), "labels.team is missing"),
@@ -168,7 +173,7 @@ COMPLIANT_TOO = [
     pytest.param(JOB, changed(JOB, lambda p: p["jobSpec"].pop("scheduling")), id="job-without-strategy-is-spot"),
     pytest.param(JOB, changed(JOB, lambda p: p["jobSpec"]["scheduling"].update(strategy="FLEX_START")), id="job-flex-start"),
     pytest.param(JOB, changed(JOB, with_rung("FLEX_START")), id="job-flex-start-rung"),
-    pytest.param(JOB, changed(JOB, with_rung("auto", pools=[T4, T4])), id="job-auto-rung-all-gpus-is-flex-start"),
+    pytest.param(JOB, changed(JOB, with_rung("auto", pools=[L4, L4])), id="job-auto-rung-all-flex-start-gpus-is-flex-start"),
     pytest.param(JOB, changed(JOB, python_package_job), id="job-prebuilt-executor-image-by-tag"),
     pytest.param(JOB, changed(JOB, lambda p: p["jobSpec"]["workerPoolSpecs"].append({})), id="job-empty-pool-slot"),
     pytest.param(SA_ACCOUNT, COMPLIANT[SA_ACCOUNT], id="service-account-without-key"),

@@ -98,7 +98,7 @@ def test_a_bad_job_stops_the_program_naming_the_config_path_before_anything_is_r
         (lambda t: t["jobs"]["resnet"].update(onDelete="forget"), "spot-training:teams.vision.jobs.resnet.onDelete: unknown value"),
         (
             lambda t: t["jobs"]["resnet"].update(resubmission={"fallback": [{"afterStockouts": 1, "strategy": "FLEX_START"}]}),
-            "spot-training:teams.vision.jobs.resnet.resubmission.fallback[0].strategy: FLEX_START needs NVIDIA GPUs",
+            "spot-training:teams.vision.jobs.resnet.resubmission.fallback[0].strategy: this job cannot run on FLEX_START",
         ),
         # The stack sets these itself; a user's would be overwritten without a word (issue 11.17).
         (lambda t: t["jobs"]["resnet"].update(labels={"team": "nlp"}), "spot-training:teams.vision.jobs.resnet.labels.team: is set by the stack"),

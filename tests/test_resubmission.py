@@ -147,6 +147,16 @@ def test_auto_falls_back_to_standard_where_flex_start_does_not_apply(emulator):
     assert emulator.job(state["jobName"]).job_spec.scheduling.strategy.name == "STANDARD"
 
 
+
+def test_auto_never_moves_a_t4_job_to_flex_start(emulator):
+    # The README's example: one T4 and `fallback: auto`. Flex-start takes L4, A100,
+    # H100, H200 and B200 GPUs only (issue 11.7), so auto means STANDARD here.
+    # https://cloud.google.com/vertex-ai/docs/training/schedule-jobs-dws
+    news = gpu_inputs(resubmission={"fallback": [{"afterStockouts": 2, "strategy": "auto"}]})
+    news["jobSpec"]["workerPoolSpecs"][0]["machineSpec"] = {"machineType": "n1-standard-8", "acceleratorType": "NVIDIA_TESLA_T4", "acceleratorCount": 1}
+    assert resubmission.strategy_after(2, news) == "STANDARD"
+    assert resubmission.strategy_after(2, gpu_inputs(resubmission=news["resubmission"])) == "FLEX_START"
+
 def test_without_a_fallback_every_resubmission_stays_on_spot(emulator):
     news = gpu_inputs()
     created = provider.create(news)

@@ -33,6 +33,36 @@ def with_machine(**machine) -> dict:
     return inputs
 
 
+def _flex(timeout=None, second=None, **machine) -> dict:
+    """A FLEX_START job on one L4, changed by `machine`, `timeout` and a second pool."""
+    inputs = with_machine(**{"machineType": "g2-standard-8", "acceleratorType": "NVIDIA_L4", "acceleratorCount": 1, **machine})
+    inputs["jobSpec"]["scheduling"] = {"strategy": "FLEX_START", **({"timeout": timeout} if timeout else {})}
+    if second:
+        pool = copy.deepcopy(inputs["jobSpec"]["workerPoolSpecs"][0])
+        pool.update(machineSpec=second, replicaCount=1)
+        inputs["jobSpec"]["workerPoolSpecs"].append(pool)
+    return inputs
+
+
+def test_flex_start_follows_the_dynamic_workload_scheduler_requirements():
+    # https://cloud.google.com/vertex-ai/docs/training/schedule-jobs-dws
+    assert failures_at(_flex(timeout="604800s")) == {}
+    for gpu in spec.FLEX_START_GPUS:
+        assert failures_at(_flex(acceleratorType=gpu)) == {}, gpu
+    same = _flex(second={"machineType": "g2-standard-8", "acceleratorType": "NVIDIA_L4", "acceleratorCount": 1})
+    assert failures_at(same) == {}
+    t4 = with_machine(acceleratorType="NVIDIA_TESLA_T4", acceleratorCount=1)
+    assert not spec.flex_start_qualifies(t4)
+
+
+def test_spot_may_say_it_takes_no_reservation_and_standard_may_consume_one():
+    # https://cloud.google.com/vertex-ai/docs/training/use-reservations
+    assert failures_at(with_machine(reservationAffinity={"reservationAffinityType": "NO_RESERVATION"})) == {}
+    standard = with_machine(reservationAffinity={"reservationAffinityType": "SPECIFIC_RESERVATION", "key": "compute.googleapis.com/reservation-name", "values": ["r1"]})
+    standard["jobSpec"]["scheduling"] = {"strategy": "STANDARD"}
+    assert failures_at(standard) == {}
+
+
 # --- accepted as written ---------------------------------------------------
 
 
@@ -220,6 +250,15 @@ RULES = [
     ("rungs out of order", lambda: job_inputs(resubmission={"fallback": [{"afterStockouts": 3, "strategy": "auto"}, {"afterStockouts": 2, "strategy": "STANDARD"}]}), "resubmission.fallback[1].afterStockouts"),
     ("a rung back to SPOT", lambda: job_inputs(resubmission={"fallback": [{"afterStockouts": 1, "strategy": "SPOT"}]}), "resubmission.fallback[0].strategy"),
     ("FLEX_START for a CPU machine", lambda: job_inputs(resubmission={"fallback": [{"afterStockouts": 1, "strategy": "FLEX_START"}]}), "resubmission.fallback[0].strategy"),
+    # https://cloud.google.com/vertex-ai/docs/training/schedule-jobs-dws (issue 11.7)
+    ("FLEX_START for a T4", lambda: with_machine(acceleratorType="NVIDIA_TESLA_T4", acceleratorCount=1) | {"resubmission": {"fallback": [{"afterStockouts": 2, "strategy": "FLEX_START"}]}}, "resubmission.fallback[0].strategy"),
+    ("strategy FLEX_START on a T4", lambda: _flex(acceleratorType="NVIDIA_TESLA_T4"), "jobSpec.workerPoolSpecs[0].machineSpec.acceleratorType"),
+    ("strategy FLEX_START longer than 7 days", lambda: _flex(timeout="604801s"), "jobSpec.scheduling.timeout"),
+    ("strategy FLEX_START with pools of different machines", lambda: _flex(second={"machineType": "g2-standard-24", "acceleratorType": "NVIDIA_L4", "acceleratorCount": 2}), "jobSpec.workerPoolSpecs[1].machineSpec"),
+    ("strategy FLEX_START consuming a reservation", lambda: _flex(reservationAffinity={"reservationAffinityType": "ANY_RESERVATION"}), "jobSpec.workerPoolSpecs[0].machineSpec.reservationAffinity"),
+    # https://cloud.google.com/vertex-ai/docs/training/use-spot-vms, https://cloud.google.com/compute/docs/instances/spot#limitations (issue 11.6)
+    ("Spot consuming a specific reservation", lambda: with_machine(reservationAffinity={"reservationAffinityType": "SPECIFIC_RESERVATION", "key": "compute.googleapis.com/reservation-name", "values": ["r1"]}), "jobSpec.workerPoolSpecs[0].machineSpec.reservationAffinity.reservationAffinityType"),
+    ("Spot consuming any reservation", lambda: with_machine(reservationAffinity={"reservationAffinityType": "ANY_RESERVATION"}), "jobSpec.workerPoolSpecs[0].machineSpec.reservationAffinity.reservationAffinityType"),
     ("a fallback from a job not on SPOT", lambda: {**with_spec(scheduling={"strategy": "STANDARD"}), "resubmission": {"fallback": [{"afterStockouts": 1, "strategy": "auto"}]}}, "resubmission.fallback"),
 ]
 
@@ -247,7 +286,9 @@ def test_a_tpu_pod_may_run_on_standard():
 
 
 def test_max_wait_duration_is_accepted_with_flex_start():
-    assert failures_at(with_spec(scheduling={"strategy": "FLEX_START", "maxWaitDuration": "1800s"})) == {}
+    inputs = _flex()
+    inputs["jobSpec"]["scheduling"]["maxWaitDuration"] = "1800s"
+    assert failures_at(inputs) == {}
 
 
 def test_unknown_preview_values_are_not_judged():

@@ -213,16 +213,60 @@ def submission_key(inputs: dict[str, Any], attempt: int = 1) -> str:
     return hashlib.sha256(material.encode()).hexdigest()[:32]
 
 
+# "Schedule training jobs based on resource availability" (Dynamic Workload
+# Scheduler, strategy FLEX_START): the job requests L4, A100, H100, H200 or
+# B200 GPUs, its timeout is 7 days or less, and every worker pool has the same
+# machine configuration. "Use reservations with training": Flex-start cannot
+# consume a reservation.
+# https://cloud.google.com/vertex-ai/docs/training/schedule-jobs-dws
+# https://cloud.google.com/vertex-ai/docs/training/use-reservations
+FLEX_START_GPUS = (
+    "NVIDIA_L4",
+    "NVIDIA_TESLA_A100",
+    "NVIDIA_A100_80GB",
+    "NVIDIA_H100_80GB",
+    "NVIDIA_H100_MEGA_80GB",
+    "NVIDIA_H200_141GB",
+    "NVIDIA_B200",
+)
+FLEX_START_MAX_TIMEOUT_SECONDS = 7 * 24 * 3600
+
+
+def flex_start_problems(inputs: dict[str, Any]) -> list[tuple[str, str]]:
+    """Why the job may not run with strategy FLEX_START, as (path, reason)
+    pairs; empty when it may."""
+    spec = inputs.get("jobSpec") or {}
+    pools = [(i, p) for i, p in enumerate(spec.get("workerPoolSpecs") or []) if isinstance(p, dict) and p]
+    if not pools:
+        return [("jobSpec.workerPoolSpecs", "FLEX_START needs a GPU worker pool")]
+    problems = []
+    gpus = ", ".join(FLEX_START_GPUS)
+    first = _machine_config(pools[0][1])
+    for i, pool in pools:
+        path = f"jobSpec.workerPoolSpecs[{i}].machineSpec"
+        machine = pool.get("machineSpec") or {}
+        if machine.get("acceleratorType") not in FLEX_START_GPUS or not (as_int(machine.get("acceleratorCount")) or 0) > 0:
+            problems.append((f"{path}.acceleratorType", f"FLEX_START takes only these GPUs: {gpus}"))
+        elif _machine_config(pool) != first:
+            problems.append((path, "FLEX_START needs the same machineSpec in every worker pool as in workerPoolSpecs[0]"))
+        if machine.get("reservationAffinity"):
+            problems.append((f"{path}.reservationAffinity", "FLEX_START cannot consume a reservation; remove reservationAffinity"))
+    timeout = (spec.get("scheduling") or {}).get("timeout")
+    if isinstance(timeout, str) and _DURATION.match(timeout) and duration_seconds(timeout) > FLEX_START_MAX_TIMEOUT_SECONDS:
+        problems.append(
+            ("jobSpec.scheduling.timeout", f"FLEX_START allows at most 7 days; write {FLEX_START_MAX_TIMEOUT_SECONDS}s or less")
+        )
+    return problems
+
+
+def _machine_config(pool: dict) -> tuple:
+    machine = pool.get("machineSpec") or {}
+    return (machine.get("machineType"), machine.get("acceleratorType"), as_int(machine.get("acceleratorCount")))
+
+
 def flex_start_qualifies(inputs: dict[str, Any]) -> bool:
-    """Whether the job may run with strategy FLEX_START (Dynamic Workload
-    Scheduler): on Vertex training that is for GPU machines, so every worker
-    pool must carry NVIDIA GPUs."""
-    pools = [p for p in (inputs.get("jobSpec") or {}).get("workerPoolSpecs") or [] if isinstance(p, dict) and p]
-    return bool(pools) and all(
-        str((pool.get("machineSpec") or {}).get("acceleratorType", "")).startswith("NVIDIA_")
-        and (as_int((pool.get("machineSpec") or {}).get("acceleratorCount")) or 0) > 0
-        for pool in pools
-    )
+    """Whether the job may run with strategy FLEX_START (see flex_start_problems)."""
+    return not flex_start_problems(inputs)
 
 
 def duration_seconds(value: str) -> float:
@@ -594,9 +638,10 @@ def _resubmission(k: _Known, fail: Fail) -> None:
         if not k.has(rung, "strategy"):
             fail(f"{path}.strategy", "is required: FLEX_START, STANDARD or auto")
         elif k.text(rung, "strategy") == "FLEX_START" and _machines_known(k) and not flex_start_qualifies(k.inputs):
+            why = "; ".join(f"{p}: {r}" for p, r in flex_start_problems(k.inputs))
             fail(
                 f"{path}.strategy",
-                "FLEX_START needs NVIDIA GPUs in every worker pool; use STANDARD, or auto to pick FLEX_START only where it applies",
+                f"this job cannot run on FLEX_START ({why}); use STANDARD, or auto to pick FLEX_START only where it applies",
             )
 
 
@@ -607,6 +652,37 @@ def _machines_known(k: _Known) -> bool:
         and not any(k.is_unknown(v) for v in (k.get(pool, "machineSpec", dict) or {}).values())
         for _, pool in k.pools()
     )
+
+
+def _flex_start(k: _Known, fail: Fail) -> None:
+    # https://cloud.google.com/vertex-ai/docs/training/schedule-jobs-dws
+    if k.strategy() == "FLEX_START" and _machines_known(k):
+        for path, reason in flex_start_problems(k.inputs):
+            fail(path, f"{reason}; or use scheduling.strategy SPOT or STANDARD")
+
+
+# Spot VMs cannot consume reservations: "All Spot VMs limitations apply when
+# using Spot VMs with Vertex AI", and Compute Engine's Spot VMs do not consume
+# reserved capacity; a reservation is consumed by STANDARD (on-demand) jobs.
+# NO_RESERVATION says the same as no affinity and is accepted.
+# https://cloud.google.com/vertex-ai/docs/training/use-spot-vms
+# https://cloud.google.com/compute/docs/instances/spot#limitations
+# https://cloud.google.com/vertex-ai/docs/training/use-reservations
+_CONSUMING_AFFINITIES = ("ANY_RESERVATION", "SPECIFIC_RESERVATION")
+
+
+def _spot_reservation(k: _Known, fail: Fail) -> None:
+    if k.strategy() != "SPOT":
+        return
+    for i, pool in k.pools():
+        affinity = k.get(k.get(pool, "machineSpec", dict), "reservationAffinity", dict)
+        kind = k.text(affinity, "reservationAffinityType")
+        if kind in _CONSUMING_AFFINITIES:
+            fail(
+                f"jobSpec.workerPoolSpecs[{i}].machineSpec.reservationAffinity.reservationAffinityType",
+                f"{kind} cannot be used with Spot VMs (a Spot VM consumes no reservation); "
+                "remove reservationAffinity to run on Spot, or use scheduling.strategy STANDARD to consume the reservation",
+            )
 
 
 _RULES = (
@@ -621,6 +697,8 @@ _RULES = (
     _references,
     _knobs,
     _resubmission,
+    _flex_start,
+    _spot_reservation,
 )
 
 
