@@ -63,6 +63,47 @@ def test_spot_may_say_it_takes_no_reservation_and_standard_may_consume_one():
     assert failures_at(standard) == {}
 
 
+def _tpu(machine_type, topology, replicas=None, second=False, **machine) -> dict:
+    """A one-pool TPU job on `machine_type` with `topology`."""
+    inputs = job_inputs()
+    pool = inputs["jobSpec"]["workerPoolSpecs"][0]
+    pool["machineSpec"] = {"machineType": machine_type, **({"tpuTopology": topology} if topology else {}), **machine}
+    inputs["jobSpec"]["workerPoolSpecs"] = [pool]
+    if replicas is not None:
+        pool["replicaCount"] = replicas
+    if second:
+        inputs["jobSpec"]["workerPoolSpecs"].append(python_package_pool())
+    return inputs
+
+
+def test_a_tpu_replica_count_above_one_says_to_size_the_slice_instead():
+    reason = failures_at(_tpu("ct6e-standard-4t", "2x2", replicas=2))["jobSpec.workerPoolSpecs[0].replicaCount"]
+    assert "TPU worker pool takes replicaCount 1" in reason and "tpuTopology" in reason
+
+
+# Google's table of TPU machine types: single host where the topology has no
+# more chips than one host carries (issue 11.4).
+# https://cloud.google.com/vertex-ai/docs/training/configure-compute#tpu
+@pytest.mark.parametrize(
+    "machine_type, topology, extra",
+    [
+        ("tpu7x-standard-4t", "2x2x1", {}),
+        ("ct6e-standard-1t", "1x1", {}),
+        ("ct6e-standard-4t", "2x2", {}),
+        ("ct6e-standard-8t", "2x4", {}),
+        ("ct5lp-hightpu-1t", "1x1", {}),
+        ("ct5lp-hightpu-4t", "2x2", {}),
+        ("ct5lp-hightpu-8t", "2x4", {}),
+        ("ct5p-hightpu-4t", "2x2x1", {}),
+        ("ct4p-hightpu-4t", "2x2x1", {}),
+        ("cloud-tpu", None, {"acceleratorType": "TPU_V2", "acceleratorCount": 8}),
+        ("cloud-tpu", None, {"acceleratorType": "TPU_V3", "acceleratorCount": 8}),
+    ],
+)
+def test_every_single_host_tpu_slice_in_googles_table_may_run_on_spot(machine_type, topology, extra):
+    assert failures_at(_tpu(machine_type, topology, **extra)) == {}
+
+
 # --- accepted as written ---------------------------------------------------
 
 
@@ -259,6 +300,13 @@ RULES = [
     # https://cloud.google.com/vertex-ai/docs/training/use-spot-vms, https://cloud.google.com/compute/docs/instances/spot#limitations (issue 11.6)
     ("Spot consuming a specific reservation", lambda: with_machine(reservationAffinity={"reservationAffinityType": "SPECIFIC_RESERVATION", "key": "compute.googleapis.com/reservation-name", "values": ["r1"]}), "jobSpec.workerPoolSpecs[0].machineSpec.reservationAffinity.reservationAffinityType"),
     ("Spot consuming any reservation", lambda: with_machine(reservationAffinity={"reservationAffinityType": "ANY_RESERVATION"}), "jobSpec.workerPoolSpecs[0].machineSpec.reservationAffinity.reservationAffinityType"),
+    # https://cloud.google.com/vertex-ai/docs/training/configure-compute#tpu (issue 11.4, 11.8)
+    ("a two-host v5e slice on Spot", lambda: _tpu("ct5lp-hightpu-4t", "2x4"), "jobSpec.workerPoolSpecs[0].machineSpec.tpuTopology"),
+    ("a multi-host TPU7x slice on Spot", lambda: _tpu("tpu7x-standard-4t", "2x2x2"), "jobSpec.workerPoolSpecs[0].machineSpec.tpuTopology"),
+    ("a multi-host v6e slice on Spot", lambda: _tpu("ct6e-standard-8t", "4x4"), "jobSpec.workerPoolSpecs[0].machineSpec.tpuTopology"),
+    ("a TPU job with a second pool", lambda: _tpu("ct5lp-hightpu-4t", "2x2", second=True), "jobSpec.workerPoolSpecs[1]"),
+    ("a TPU pool with two replicas", lambda: _tpu("ct6e-standard-4t", "2x2", replicas=2), "jobSpec.workerPoolSpecs[0].replicaCount"),
+    ("an old-style TPU with two replicas", lambda: _tpu("cloud-tpu", None, replicas=2, acceleratorType="TPU_V3", acceleratorCount=8), "jobSpec.workerPoolSpecs[0].replicaCount"),
     ("a fallback from a job not on SPOT", lambda: {**with_spec(scheduling={"strategy": "STANDARD"}), "resubmission": {"fallback": [{"afterStockouts": 1, "strategy": "auto"}]}}, "resubmission.fallback"),
 ]
 
