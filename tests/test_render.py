@@ -138,3 +138,14 @@ def test_the_program_itself_refuses_a_duplicate_key_with_a_run_error(tmp_path, m
     with pytest.raises(StackFileError, match=r"Pulumi.dev.yaml:10: duplicate key 'smoke'") as raised:
         run({"gcp:project": "acme-ml-dev"}, "dev", OfflineMocks())
     assert isinstance(raised.value, pulumi.RunError)
+
+
+def test_googles_spot_example_image_passes_validation_as_written(tmp_path):
+    # https://cloud.google.com/vertex-ai/docs/training/use-spot-vms: a prebuilt training container in containerSpec.imageUri
+    google = "us-docker.pkg.dev/vertex-ai/training/tf-cpu.2-17.py310:latest"
+    stack = BROKEN_STACK.replace("replicaCount: 2", "replicaCount: 1").replace("strategy: SOMETIMES, timeout: 2h", "strategy: SPOT")
+    (tmp_path / "Pulumi.dev.yaml").write_text(stack.replace("us-docker.pkg.dev/acme/x/y@sha256:" + "0" * 64, google))
+    done = render_in_subprocess(tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert f'"imageUri": "{google}"' in done.stdout
+    assert "note:" not in done.stderr  # submitted as written: no digest to resolve at deploy time
