@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import pulumi
 import yaml
 
 from .spot_job import property_paths
@@ -33,12 +34,53 @@ def path(stack: str) -> Path:
     return stacks_dir() / f"Pulumi.{stack}.yaml"
 
 
+class StackFileError(pulumi.RunError):
+    """A stack file that cannot be read as written. A RunError: the language host prints it without a traceback."""
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """safe_load, but a key written twice in one mapping is an error.
+
+    PyYAML keeps the last of two equal keys without a word, so a second job
+    pasted under the same name would silently replace the first.
+    """
+
+    def construct_mapping(self, node, deep=False):
+        seen: dict = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":  # `<<:` merges; a key set beside it overrides, as YAML means
+                continue
+            key = self.construct_object(key_node, deep=True)
+            try:
+                first = seen.setdefault(key, key_node)
+            except TypeError:  # an unhashable key: SafeLoader's own error says so
+                break
+            if first is not key_node:
+                raise StackFileError(
+                    f"{self.name}:{key_node.start_mark.line + 1}: duplicate key {key!r}, first set on line "
+                    f"{first.start_mark.line + 1}: YAML would keep only the last; rename one or merge them"
+                )
+        return super().construct_mapping(node, deep)
+
+
+def load_yaml(text: str, name: str = "<stack file>") -> Any:
+    """The YAML document in `text`; StackFileError naming the line of a duplicate key or a syntax error."""
+    loader = _UniqueKeyLoader(text)
+    loader.name = name
+    try:
+        return loader.get_single_data()
+    except yaml.YAMLError as error:
+        raise StackFileError(f"{name}: not valid YAML: {error}") from None
+    finally:
+        loader.dispose()
+
+
 def read(stack: str) -> dict[str, Any] | None:
     """The `config:` map of the stack's file, secure leaves as written; None if there is no file."""
     file = path(stack)
     if not file.is_file():
         return None
-    return (yaml.safe_load(file.read_text()) or {}).get("config") or {}
+    return (load_yaml(file.read_text(), str(file)) or {}).get("config") or {}
 
 
 def is_secure(value: Any) -> bool:

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pulumi
+
 from offline.mocks import UNBUILT_DIGEST, OfflineMocks
 from offline.program import SECRET_PLACEHOLDER, UnknownStack, engine_view, run, secure_keys, stack_config
 
@@ -92,6 +94,9 @@ def main(argv: list[str] | None = None) -> int:
         jobs = render(args.stack)
     except UnknownStack as error:
         parser.error(str(error))
+    except pulumi.RunError as error:  # ConfigError, StackFileError: the message lists every failure; a traceback adds nothing
+        print(f"error: {error}", file=sys.stderr)
+        return 1
     print(summary(jobs))
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)

@@ -20,6 +20,11 @@ JOB = "pulumi-python:dynamic/spot-training:SpotTrainingJob"
 DEFAULT_STRATEGY = "SPOT"  # a job without scheduling.strategy runs on Spot
 REQUIRED_LABELS = ("team", "environment")
 _PINNED = re.compile(r"^[^\s@]+@sha256:[0-9a-f]{64}$")
+# Google's prebuilt training containers, as its Spot example puts one in containerSpec.imageUri
+# (us-docker.pkg.dev/vertex-ai/training/tf-cpu.2-17.py310:latest): Google-managed and versioned by name,
+# exempt as the prebuilt executor images of pythonPackageSpec are. The hosts and repository are the ones
+# https://cloud.google.com/vertex-ai/docs/training/pre-built-containers lists (us-, europe-, asia-docker.pkg.dev).
+_GOOGLE_PREBUILT = re.compile(r"^(?:us|europe|asia)-docker\.pkg\.dev/vertex-ai/training/[^\s/]+$")
 # An env var named for a credential: a whole word of its name, so TOKENIZER or MAX_TOKENS are not.
 _CREDENTIAL_NAME = re.compile(r"(?:^|_)(?:TOKEN|PASSWORD|PASSWD|SECRET|API_?KEY|ACCESS_KEY|PRIVATE_KEY)(?:_|$)", re.I)
 # What the stack's ${secrets.NAME} resolves to: a name the code reads the secret with, not the secret.
@@ -126,12 +131,15 @@ def _image_pinned(args, report_violation) -> None:
             uri = mapping(container).get("imageUri")
         except UnknownValueError:
             continue  # a digest still being resolved (a pinned or a built image): known, and checked, at `up`
+        if isinstance(uri, str) and _GOOGLE_PREBUILT.match(uri):
+            continue
         if not (isinstance(uri, str) and _PINNED.match(uri)):
             shown = "not set" if uri is None else f'"{uri}"'
             report_violation(
                 f"jobSpec.workerPoolSpecs[{i}].containerSpec.imageUri is {shown}, not pinned by digest: refer to a "
                 'team image ("${images.<key>}" in the stack config, resolved to name@sha256:...), or write '
-                "the image as <repository>/<name>@sha256:<64 hex digits>"
+                "the image as <repository>/<name>@sha256:<64 hex digits> (Google's prebuilt training images, "
+                "{us,europe,asia}-docker.pkg.dev/vertex-ai/training/<name>:<tag>, are exempt as written)"
             )
 
 
@@ -206,7 +214,8 @@ POLICIES = [
         description=(
             "Every containerSpec.imageUri of a training job is pinned by digest (@sha256:...), so a job runs the "
             "image it was reviewed with and a push under the same tag is a visible change. Google's prebuilt "
-            "executor images (pythonPackageSpec.executorImageUri, e.g. .../sklearn-cpu.1-6:latest) are exempt: "
+            "images (pythonPackageSpec.executorImageUri, e.g. .../sklearn-cpu.1-6:latest, and a containerSpec.imageUri "
+            "under {us,europe,asia}-docker.pkg.dev/vertex-ai/training/, as Google's Spot example writes) are exempt: "
             "Google-managed, and versioned by name (framework and version)."
         ),
         validate=of_types((JOB,), _image_pinned),

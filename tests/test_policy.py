@@ -157,6 +157,9 @@ VIOLATIONS = [
     ("job-spot-strategy", JOB, changed(JOB, with_rung("auto", pools=[L4, {**L4, "acceleratorCount": 2}])), "resubmission.fallback[0].strategy is auto, STANDARD for this job"),
     ("job-image-pinned", JOB, changed(JOB, lambda p: p["jobSpec"]["workerPoolSpecs"][0]["containerSpec"].update(imageUri="us-central1-docker.pkg.dev/acme-ml-dev/vision/trainer:latest")), "jobSpec.workerPoolSpecs[0].containerSpec.imageUri is"),
     ("job-image-pinned", JOB, changed(JOB, lambda p: p["jobSpec"]["workerPoolSpecs"].append({"machineSpec": T4, "replicaCount": 2, "containerSpec": {"imageUri": "trainer@sha256:abc"}})), 'jobSpec.workerPoolSpecs[1].containerSpec.imageUri is "trainer@sha256:abc"'),
+    # Only Google's own repository is exempt: a look-alike path in another project, or another vertex-ai repository, is not.
+    ("job-image-pinned", JOB, changed(JOB, lambda p: p["jobSpec"]["workerPoolSpecs"][0]["containerSpec"].update(imageUri="us-docker.pkg.dev/acme/vertex-ai/training/tf-cpu.2-17.py310:latest")), "(Google's prebuilt training images, {us,europe,asia}-docker.pkg.dev/vertex-ai/training/<name>:<tag>, are exempt as written)"),
+    ("job-image-pinned", JOB, changed(JOB, lambda p: p["jobSpec"]["workerPoolSpecs"][0]["containerSpec"].update(imageUri="us-docker.pkg.dev/vertex-ai/prediction/tf2-cpu.2-17:latest")), "imageUri is \"us-docker.pkg.dev/vertex-ai/prediction/"),
     ("job-labels", JOB, changed(JOB, lambda p: p["labels"].pop("team")), "labels.team is missing"),
     ("job-labels", JOB, changed(JOB, lambda p: p["labels"].update(environment="")), "labels.environment is empty"),
     ("job-env-no-credentials", JOB, changed(JOB, with_env(("LOG_LEVEL", "info"), ("HF_TOKEN", HF_TOKEN))), "jobSpec.workerPoolSpecs[0].containerSpec.env[1] (HF_TOKEN)"),
@@ -176,6 +179,10 @@ COMPLIANT_TOO = [
     pytest.param(JOB, changed(JOB, with_rung("auto", pools=[L4, L4])), id="job-auto-rung-all-flex-start-gpus-is-flex-start"),
     pytest.param(JOB, changed(JOB, python_package_job), id="job-prebuilt-executor-image-by-tag"),
     pytest.param(JOB, changed(JOB, lambda p: p["jobSpec"]["workerPoolSpecs"].append({})), id="job-empty-pool-slot"),
+    # Google's Spot example (https://cloud.google.com/vertex-ai/docs/training/use-spot-vms) puts a prebuilt training
+    # container in containerSpec.imageUri; the hosts are those of https://cloud.google.com/vertex-ai/docs/training/pre-built-containers
+    pytest.param(JOB, changed(JOB, lambda p: p["jobSpec"]["workerPoolSpecs"][0]["containerSpec"].update(imageUri="us-docker.pkg.dev/vertex-ai/training/tf-cpu.2-17.py310:latest")), id="job-google-prebuilt-training-container-by-tag"),
+    pytest.param(JOB, changed(JOB, lambda p: p["jobSpec"]["workerPoolSpecs"][0]["containerSpec"].update(imageUri="europe-docker.pkg.dev/vertex-ai/training/pytorch-gpu.2-4.py310:latest")), id="job-google-prebuilt-training-container-europe"),
     pytest.param(SA_ACCOUNT, COMPLIANT[SA_ACCOUNT], id="service-account-without-key"),
     pytest.param(JOB, changed(JOB, with_env(("HF_TOKEN", SECRET_VERSION))), id="job-env-secret-manager-version"),
     pytest.param(JOB, changed(JOB, with_env(("HF_TOKEN_SECRET", "projects/acme-ml-dev/secrets/hf-token"))), id="job-env-secret-manager-secret"),

@@ -75,3 +75,77 @@ def test_an_unknown_stack_is_named_with_the_ones_there_are(capsys):
     assert exited.value.code == 2
     err = capsys.readouterr().err
     assert "no stack 'staging'" in err and "(stacks: dev, prod)" in err
+
+
+def render_in_subprocess(stacks_dir, stack: str = "dev"):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GOOGLE_", "CLOUDSDK_", "PULUMI_", "AIPLATFORM_"))}
+    env["SPOT_TRAINING_STACKS_DIR"] = str(stacks_dir)
+    return subprocess.run([sys.executable, "-m", "offline.render", stack], cwd=ROOT, env=env, capture_output=True, text=True)
+
+
+BROKEN_STACK = """\
+config:
+  gcp:project: acme-ml-dev
+  gcp:region: us-central1
+  spot-training:environment: dev
+  spot-training:teams:
+    vision:
+      members: [group:vision-ml@acme.example]
+      jobs:
+        smoke:
+          workerPoolSpecs:
+            - machineSpec: {machineType: n1-standard-4}
+              replicaCount: 2
+              containerSpec: {imageUri: "us-docker.pkg.dev/acme/x/y@sha256:%s"}
+          scheduling: {strategy: SOMETIMES, timeout: 2h}
+""" % ("0" * 64)
+
+
+def test_a_config_error_is_one_clean_message_listing_every_failure_by_path(tmp_path):
+    (tmp_path / "Pulumi.dev.yaml").write_text(BROKEN_STACK)
+    done = render_in_subprocess(tmp_path)
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr and done.stdout == ""
+    assert done.stderr.startswith("error: invalid stack config:")
+    for path in ("scheduling.strategy", "scheduling.timeout", "workerPoolSpecs[0].replicaCount"):
+        assert f"spot-training:teams.vision.jobs.smoke.{path}" in done.stderr, done.stderr
+
+
+def test_a_duplicate_key_in_the_stack_file_is_an_error_naming_its_line(tmp_path):
+    # PyYAML (and so Pulumi's Python config before this) keeps the last `smoke:`: the first job would vanish.
+    duplicated = BROKEN_STACK.replace("      jobs:\n", "      jobs:\n        smoke: {workerPoolSpecs: []}\n")
+    (tmp_path / "Pulumi.dev.yaml").write_text(duplicated)
+    done = render_in_subprocess(tmp_path)
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    assert f"Pulumi.dev.yaml:10: duplicate key 'smoke', first set on line 9" in done.stderr, done.stderr
+
+
+def test_merge_keys_are_not_duplicates():
+    from components import stack_file
+
+    assert stack_file.load_yaml("x: &x {p: 1, q: 1}\ny: {<<: *x, p: 2}") == {"x": {"p": 1, "q": 1}, "y": {"p": 2, "q": 1}}
+
+
+def test_the_program_itself_refuses_a_duplicate_key_with_a_run_error(tmp_path, monkeypatch):
+    """Under `pulumi preview`/`up` __main__.py reads the stack file too; a RunError is what the language host prints without a traceback."""
+    import pulumi
+
+    from components.stack_file import StackFileError
+
+    (tmp_path / "Pulumi.dev.yaml").write_text(BROKEN_STACK.replace("      jobs:\n", "      jobs:\n        smoke: {}\n"))
+    monkeypatch.setenv("SPOT_TRAINING_STACKS_DIR", str(tmp_path))
+    with pytest.raises(StackFileError, match=r"Pulumi.dev.yaml:10: duplicate key 'smoke'") as raised:
+        run({"gcp:project": "acme-ml-dev"}, "dev", OfflineMocks())
+    assert isinstance(raised.value, pulumi.RunError)
+
+
+def test_googles_spot_example_image_passes_validation_as_written(tmp_path):
+    # https://cloud.google.com/vertex-ai/docs/training/use-spot-vms: a prebuilt training container in containerSpec.imageUri
+    google = "us-docker.pkg.dev/vertex-ai/training/tf-cpu.2-17.py310:latest"
+    stack = BROKEN_STACK.replace("replicaCount: 2", "replicaCount: 1").replace("strategy: SOMETIMES, timeout: 2h", "strategy: SPOT")
+    (tmp_path / "Pulumi.dev.yaml").write_text(stack.replace("us-docker.pkg.dev/acme/x/y@sha256:" + "0" * 64, google))
+    done = render_in_subprocess(tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert f'"imageUri": "{google}"' in done.stdout
+    assert "note:" not in done.stderr  # submitted as written: no digest to resolve at deploy time

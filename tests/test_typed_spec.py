@@ -83,3 +83,59 @@ def test_the_readme_typed_job_carries_its_lifecycle_knobs_to_the_resource():
     assert job.inputs["resubmission"] == {"maxResubmissions": 5, "fallback": [{"afterStockouts": 3, "strategy": "auto"}]}
     assert job.inputs["waitFor"] == "running"
     assert spec.validate({k: v for k, v in job.inputs.items() if not k.startswith("__")}) == []
+
+
+def test_a_typed_spec_is_validated_when_it_is_made_naming_every_field():
+    """The rules of spec.validate (the provider's check) at construction, as one clean RunError."""
+    import pulumi
+    import pytest
+
+    chief = typed_spec.WorkerPoolSpec(machine_spec=typed_spec.MachineSpec("n1-standard-4"), replica_count=2, container_spec=typed_spec.ContainerSpec(image_uri=IMAGE))
+    with pytest.raises(typed_spec.TypedSpecError) as raised:
+        typed_spec.JobSpec(worker_pool_specs=[chief], scheduling=typed_spec.Scheduling(strategy="SOMETIMES", timeout="2h"))
+    message = str(raised.value)
+    assert isinstance(raised.value, pulumi.RunError) and isinstance(raised.value, spec.SpecError)
+    assert message.startswith("JobSpec: invalid Spot training job:")
+    for path in ("jobSpec.workerPoolSpecs[0].replicaCount", "jobSpec.scheduling.strategy", "jobSpec.scheduling.timeout"):
+        assert path in message
+
+
+def test_values_that_are_outputs_are_unknown_at_construction_and_skipped():
+    import pulumi
+
+    from components.spot_job.resource import SpotTrainingJobArgs
+
+    image = pulumi.Output.from_input(IMAGE)  # an image URI from another resource
+    job = typed_spec.JobSpec(worker_pool_specs=[typed_spec.WorkerPoolSpec(
+        machine_spec=typed_spec.MachineSpec("n1-standard-4"),
+        container_spec=typed_spec.ContainerSpec(image_uri=image, args=[pulumi.Output.from_input("--epochs=3")]),
+        replica_count=pulumi.Output.from_input(1),
+    )], service_account=pulumi.Output.from_input("trainer@acme-ml-dev.iam.gserviceaccount.com"))
+    SpotTrainingJobArgs(job_spec=job, labels=pulumi.Output.from_input({"purpose": "smoke"}), project=pulumi.Output.from_input("acme-ml-dev"))
+
+
+def test_the_resource_args_are_validated_when_they_are_made():
+    import pytest
+
+    from components.spot_job.resource import SpotTrainingJobArgs
+
+    body = {"displayName": "x" * 129, "labels": {"Team": "vision"}, "jobSpec": job_inputs()["jobSpec"]}
+    with pytest.raises(typed_spec.TypedSpecError) as raised:
+        SpotTrainingJobArgs.from_custom_job(body, wait_for="forever", location="us")
+    message = str(raised.value)
+    assert message.startswith("SpotTrainingJobArgs: invalid Spot training job:")
+    for path in ("displayName", "labels", "waitFor", "location"):
+        assert f"\n  {path}" in message, message
+
+
+def test_the_resource_validates_with_its_defaults_before_registering():
+    import pytest
+
+    from components.spot_job.resource import SpotTrainingJob, SpotTrainingJobArgs
+    from tests.program import render_components
+
+    def build():  # valid args; the name it defaults displayName to is not a valid display name
+        SpotTrainingJob("r" * 129, SpotTrainingJobArgs(project="acme-ml-dev", location="us-central1", job_spec=job_inputs()["jobSpec"]))
+
+    with pytest.raises(typed_spec.TypedSpecError, match=r"^SpotTrainingJob 'rrr+': invalid Spot training job:\n  displayName"):
+        render_components(build)

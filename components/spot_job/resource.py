@@ -10,7 +10,7 @@ import pulumi.dynamic
 
 from . import property_paths
 from .provider import SpotTrainingJobProvider
-from .typed_spec import JobSpec, ResubmissionPolicy
+from .typed_spec import UNKNOWN, JobSpec, ResubmissionPolicy, require_valid
 
 
 @dataclass
@@ -31,6 +31,31 @@ class SpotTrainingJobArgs:
     on_delete: Optional[str] = None  # delete (default), cancel or keep
     delete_timeout: Optional[str] = None  # how long delete waits for a cancelled job, e.g. "900s"
     replace_order: Optional[str] = None  # cancelFirst (default) or submitFirst
+
+    def __post_init__(self) -> None:
+        # spec.validate's rules at construction, naming the field; the defaults still to come
+        # (project, location, display name) and Pulumi Outputs are unknown here and skipped.
+        require_valid(self.inputs(project=UNKNOWN, location=UNKNOWN, display_name=UNKNOWN), "SpotTrainingJobArgs")
+
+    def inputs(self, project: Any, location: Any, display_name: Any) -> dict[str, Any]:
+        """The resource's inputs that spec.validate checks, with these defaults for the unset ones."""
+        return {
+            "project": self.project or project,
+            "location": self.location or location,
+            "displayName": self.display_name or display_name,
+            "labels": self.labels,
+            "encryptionSpec": {"kmsKeyName": self.kms_key_name} if self.kms_key_name else None,
+            "jobSpec": self.job_spec.to_rest() if isinstance(self.job_spec, JobSpec) else self.job_spec,
+            "rerun": self.rerun,
+            "resubmission": self.resubmission.to_rest()
+            if isinstance(self.resubmission, ResubmissionPolicy)
+            else self.resubmission,
+            "waitFor": self.wait_for,
+            "waitTimeout": self.wait_timeout,
+            "onDelete": self.on_delete,
+            "deleteTimeout": self.delete_timeout,
+            "replaceOrder": self.replace_order,
+        }
 
     @staticmethod
     def from_custom_job(body: Mapping[str, Any], **overrides: Any) -> "SpotTrainingJobArgs":
@@ -70,29 +95,16 @@ class SpotTrainingJob(pulumi.dynamic.Resource, module="spot-training", name="Spo
 
     def __init__(self, name: str, args: SpotTrainingJobArgs, opts: Optional[pulumi.ResourceOptions] = None) -> None:
         gcp = pulumi.Config("gcp")
-        job_spec = args.job_spec.to_rest() if isinstance(args.job_spec, JobSpec) else args.job_spec
         props: dict[str, Any] = {
-            "project": args.project or gcp.get("project"),
-            "location": args.location or gcp.get("region"),
-            "displayName": args.display_name or name,
-            "labels": args.labels,
-            "encryptionSpec": {"kmsKeyName": args.kms_key_name} if args.kms_key_name else None,
-            "jobSpec": job_spec,
-            "rerun": args.rerun,
-            "resubmission": args.resubmission.to_rest()
-            if isinstance(args.resubmission, ResubmissionPolicy)
-            else args.resubmission,
-            "waitFor": args.wait_for,
-            "waitTimeout": args.wait_timeout,
-            "onDelete": args.on_delete,
-            "deleteTimeout": args.delete_timeout,
-            "replaceOrder": args.replace_order,
+            **args.inputs(project=gcp.get("project"), location=gcp.get("region"), display_name=name),
             # What makes the submission key unique to this resource of this stack.
             "submissionScope": f"{pulumi.get_project()}/{pulumi.get_stack()}/{name}",
         }
         # The provider host takes no secrets: the engine hands it plain values.
         # This tells it which were secret, so it never logs them.
         props["secretPaths"] = pulumi.Output.from_input(_secret_paths(dict(props)))
+        # With the defaults filled in (gcp:project, gcp:region, the name), before anything is registered.
+        require_valid(props, f"SpotTrainingJob {name!r}")
         props.update(dict.fromkeys(SpotTrainingJob.__annotations__))
         super().__init__(SpotTrainingJobProvider(), name, props, opts)
 

@@ -5,12 +5,51 @@ writes the same camelCase dict a config would, so a typed job and a copied
 `request.json` reach the provider, and its canonical form, identically. Values
 may be Pulumi Inputs (an image URI from another resource, say): they are kept
 as they are and resolved by Pulumi before the provider sees them.
+
+A JobSpec is validated when it is made, by the rules the provider's `check`
+applies (spec.validate), so a mistake fails at the line that wrote it, naming
+the field. A value that is a Pulumi Input is unknown then and skipped: the
+provider checks it once Pulumi knows it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import Any, Optional, Sequence
+from typing import Any, Mapping, Optional, Sequence
+
+import pulumi
+
+from . import spec
+
+# What a value unknown at construction (a pulumi.Output, an awaitable) stands as in spec.validate.
+UNKNOWN = "\x00unknown at construction\x00"
+
+
+class TypedSpecError(spec.SpecError, pulumi.RunError):
+    """A typed spec that spec.validate refuses. A RunError: the language host prints it without a traceback."""
+
+    def __init__(self, failures: list[spec.Failure], owner: str = "") -> None:
+        super().__init__(failures)
+        if owner:
+            self.args = (f"{owner}: {self.args[0]}",)
+
+
+def known_view(value: Any) -> Any:
+    """`value` with every value not yet known (anything but plain data) replaced by UNKNOWN."""
+    if isinstance(value, Mapping):
+        return {key: known_view(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [known_view(item) for item in value]
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    return UNKNOWN
+
+
+def require_valid(inputs: Mapping[str, Any], owner: str = "", only: str = "") -> None:
+    """TypedSpecError listing every failure of `inputs` (under `only`, a path prefix, if given)."""
+    failures = [f for f in spec.validate(known_view(inputs), unknown=UNKNOWN) if f.path.startswith(only)]
+    if failures:
+        raise TypedSpecError(failures, owner)
 
 
 def _camel(name: str) -> str:
@@ -111,6 +150,11 @@ class JobSpec(_RestShape):
         if self.base_output_directory is not None:
             body["baseOutputDirectory"] = {"outputUriPrefix": self.base_output_directory}
         return {**body, **self.extra}
+
+    def __post_init__(self) -> None:
+        # Only the jobSpec's own rules: project, location and the rest belong to the resource.
+        if isinstance(self.worker_pool_specs, (list, tuple)):
+            require_valid({"project": UNKNOWN, "location": UNKNOWN, "jobSpec": self.to_rest()}, "JobSpec", only="jobSpec")
 
 
 @dataclass
