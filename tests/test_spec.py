@@ -190,6 +190,15 @@ RULES = [
     ("a non-boolean flag", lambda: with_spec(scheduling={"disableRetries": "yes"}), "jobSpec.scheduling.disableRetries"),
     ("Spot on a persistent resource", lambda: with_spec(persistentResourceId="pool-1"), "jobSpec.persistentResourceId"),
     ("a label key with capitals", lambda: job_inputs(labels={"Team": "vision"}), "labels.Team"),
+    # https://googleapis.dev/dotnet/Google.Apis.Backupdr.v1/latest/api/Google.Apis.Backupdr.v1.Data.LabelKeyValPair.html
+    ("a label value in capitals of another script", lambda: job_inputs(labels={"team": "ΟΡΑΣΗ"}), "labels.team"),
+    # https://cloud.google.com/vertex-ai/docs/training/configure-compute and
+    # https://docs.cloud.google.com/dotnet/docs/reference/Google.Cloud.AIPlatform.V1Beta1/latest/Google.Cloud.AIPlatform.V1Beta1.DiskSpec
+    ("a boot disk below 100 GB", lambda: with_pool(0, diskSpec={"bootDiskSizeGb": 50}), "jobSpec.workerPoolSpecs[0].diskSpec.bootDiskSizeGb"),
+    ("a boot disk above 64000 GB", lambda: with_pool(0, diskSpec={"bootDiskSizeGb": "64001"}), "jobSpec.workerPoolSpecs[0].diskSpec.bootDiskSizeGb"),
+    ("an unknown boot disk type", lambda: with_pool(0, diskSpec={"bootDiskType": "pd-balanced"}), "jobSpec.workerPoolSpecs[0].diskSpec.bootDiskType"),
+    # https://docs.cloud.google.com/gemini-enterprise-agent-platform/reference/rest/Shared.Types/CustomJobSpec
+    ("replicaCount 0 in a worker pool", lambda: with_pool(1, replicaCount=0), "jobSpec.workerPoolSpecs[1].replicaCount"),
     ("a label value with a space", lambda: job_inputs(labels={"team": "computer vision"}), "labels.team"),
     ("a label key that is too long", lambda: job_inputs(labels={"k" * 64: "v"}), "labels." + "k" * 64),
     ("the reserved submission label", lambda: job_inputs(labels={spec.SUBMISSION_LABEL: "x"}), f"labels.{spec.SUBMISSION_LABEL}"),
@@ -302,3 +311,29 @@ def test_an_empty_value_validates_as_absent_and_is_not_submitted(empty):
 def test_the_persistent_resource_refusal_says_what_to_write_instead():
     [failure] = spec.validate(with_spec(persistentResourceId="pool-1"))
     assert failure.path == "jobSpec.persistentResourceId" and "scheduling.strategy STANDARD" in failure.reason
+
+
+# https://cloud.google.com/java/docs/reference/google-cloud-aiplatform/3.45.0/com.google.cloud.aiplatform.v1.CustomJobOrBuilder
+# ("International characters are allowed")
+@pytest.mark.parametrize("value", ["équipe-vision", "ビジョン", "команда_1", "视觉"])
+def test_a_label_value_in_lowercase_letters_of_any_script_is_accepted(value):
+    assert spec.validate(job_inputs(labels={"team": value})) == []
+
+
+def test_a_label_value_refusal_says_what_to_write():
+    assert "'computer-vision'" in failures_at(job_inputs(labels={"team": "Computer Vision"}))["labels.team"]
+
+
+# https://docs.cloud.google.com/dotnet/docs/reference/Google.Cloud.AIPlatform.V1Beta1/latest/Google.Cloud.AIPlatform.V1Beta1.DiskSpec
+@pytest.mark.parametrize("disk", [{"bootDiskType": "hyperdisk-balanced", "bootDiskSizeGb": 200}, {"bootDiskType": "pd-standard", "bootDiskSizeGb": "100"}, {"bootDiskSizeGb": 64000}])
+def test_documented_boot_disks_are_accepted(disk):
+    assert spec.validate(with_pool(0, diskSpec=disk)) == []
+
+
+# https://docs.cloud.google.com/gemini-enterprise-agent-platform/reference/rest/Shared.Types/CustomJobSpec
+def test_replica_count_zero_in_a_worker_pool_says_to_write_an_empty_pool():
+    reason = failures_at(with_pool(1, replicaCount=0))["jobSpec.workerPoolSpecs[1].replicaCount"]
+    assert "{}" in reason
+    placeholder = job_inputs()
+    placeholder["jobSpec"]["workerPoolSpecs"] += [{}, python_package_pool(replicaCount=2)]
+    assert spec.validate(placeholder) == []
