@@ -216,7 +216,7 @@ RULES = [
     ("a malformed network", lambda: with_spec(network="default"), "jobSpec.network"),
     ("an env var without name", lambda: with_pool(0, containerSpec={"imageUri": "gcr.io/a/b", "env": [{"value": "1"}]}), "jobSpec.workerPoolSpecs[0].containerSpec.env[0].name"),
     ("an env var set twice", lambda: with_pool(0, containerSpec={"imageUri": "gcr.io/a/b", "env": [{"name": "A", "value": "1"}, {"name": "A", "value": "2"}]}), "jobSpec.workerPoolSpecs[0].containerSpec.env[1].name"),
-    ("args as a string", lambda: with_pool(0, containerSpec={"imageUri": "gcr.io/a/b", "args": "--epochs=3"}), "jobSpec.workerPoolSpecs[0].containerSpec.args"),
+    ("args as a number", lambda: with_pool(0, containerSpec={"imageUri": "gcr.io/a/b", "args": 3}), "jobSpec.workerPoolSpecs[0].containerSpec.args[0]"),
     ("a malformed delete timeout", lambda: job_inputs(deleteTimeout="15m"), "deleteTimeout"),
     ("a delete timeout past the host's limit", lambda: job_inputs(deleteTimeout="3600s"), "deleteTimeout"),
     ("a wait timeout of zero", lambda: job_inputs(waitTimeout="0s"), "waitTimeout"),
@@ -337,3 +337,19 @@ def test_replica_count_zero_in_a_worker_pool_says_to_write_an_empty_pool():
     placeholder = job_inputs()
     placeholder["jobSpec"]["workerPoolSpecs"] += [{}, python_package_pool(replicaCount=2)]
     assert spec.validate(placeholder) == []
+
+
+# gcloud's --config takes a scalar for a repeated field and one worker pool as a
+# mapping, and submits each as a one-item list (apitools protojson, "Normalize
+# values in to a list"): the same job, no diff.
+# https://cloud.google.com/sdk/gcloud/reference/ai/custom-jobs/create
+def test_a_scalar_for_a_repeated_field_is_a_one_item_list():
+    listed = with_pool(0, containerSpec={"imageUri": "gcr.io/a/b", "args": ["--epochs=3"]})
+    scalar = copy.deepcopy(listed)
+    scalar["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["args"] = "--epochs=3"
+    mapping = copy.deepcopy(scalar)
+    mapping["jobSpec"]["workerPoolSpecs"] = mapping["jobSpec"]["workerPoolSpecs"][0]
+    for gcloud in (scalar, mapping):
+        assert spec.validate(gcloud) == []
+        assert spec.job_definition(gcloud) == spec.job_definition(listed)
+        assert spec.spec_hash(gcloud) == spec.spec_hash(listed)

@@ -121,6 +121,7 @@ def validate(inputs: dict[str, Any], unknown: Any = _NO_UNKNOWN) -> list[Failure
     values are skipped here and checked again when they are known.
     """
     checker = _Checker(unknown)
+    inputs = as_lists(inputs, unknown=unknown)
     checker.walk(inputs, schema.RESOURCE, "")
     # The rules see what Vertex sees: an empty value is no value (proto3 has
     # no presence for "", [], {} or false, and the API reads them as unset), so
@@ -165,7 +166,32 @@ def job_definition(inputs: dict[str, Any]) -> dict[str, Any]:
     differ only in form are equal here.
     """
     present = {k: inputs[k] for k in JOB_FIELDS if inputs.get(k) is not None}
-    return _normalise(_with_defaults(present), schema.RESOURCE)
+    return _normalise(_with_defaults(as_lists(present)), schema.RESOURCE)
+
+
+def as_lists(value: Any, kind: Any = schema.RESOURCE, unknown: Any = _NO_UNKNOWN) -> Any:
+    """`value` with a lone item written for a repeated field made a one-item list.
+
+    gcloud's `--config` YAML takes `workerPoolSpecs:` as a single mapping (its
+    own help example) and `args: --epochs=3` as a scalar: it loads the file with
+    apitools' protojson, which for a repeated field turns a value that is not a
+    list into `[value]` and submits that. So both spellings are the same job, and
+    the list is the canonical one (no diff between them).
+    gcloud: surface/ai/custom_jobs/create.py -> api_lib/ai/custom_jobs/client.py
+    ImportResourceMessage -> command_lib/export/util.py Import ->
+    apitools encoding.PyValueToMessage; apitools/base/protorpclite/protojson.py
+    (github.com/google/apitools) "Normalize values in to a list".
+    https://cloud.google.com/sdk/gcloud/reference/ai/custom-jobs/create (--config)
+    """
+    if isinstance(kind, tuple):
+        if kind[0] != "list" or value is None or (isinstance(value, str) and value == unknown):
+            return value  # a value a preview cannot know yet stays itself
+        items = value if isinstance(value, list) else [value]
+        return [as_lists(item, kind[1], unknown) for item in items]
+    if kind in schema.MESSAGES and isinstance(value, dict):
+        fields = schema.MESSAGES[kind]
+        return {key: as_lists(item, fields[key], unknown) if key in fields else item for key, item in value.items()}
+    return value
 
 
 def request_body(inputs: dict[str, Any]) -> dict[str, Any]:
