@@ -243,7 +243,12 @@ def _job(raw: Any, path: str, team: TeamConfig, project: Any, region: Any, secre
     if not isinstance(raw, dict):
         failures.append(f"{path}: must be a job: the Vertex REST jobSpec fields, plus displayName, labels, ...")
         return None
+    if _pasted_wrapper(raw, path, failures):
+        return None
     job_spec = {k: copy.deepcopy(v) for k, v in raw.items() if k not in BODY_KEYS and k not in KNOB_KEYS}
+    # gcloud's --config spelling: one worker pool as a mapping, a scalar for a
+    # repeated field; gcloud submits each as a one-item list, and so does this.
+    job_spec = spec.as_lists(job_spec, "CustomJobSpec")
     body = {k: raw[k] for k in BODY_KEYS if k in raw}
     for label in STACK_LABELS:
         if isinstance(body.get("labels"), dict) and label in body["labels"]:
@@ -286,6 +291,25 @@ def _job(raw: Any, path: str, team: TeamConfig, project: Any, region: Any, secre
     return JobConfig(
         body=body, knobs={KNOB_KEYS[k]: v for k, v in knobs.items()}, secret_paths=secrets.of_job(path, raw), secrets=used
     )
+
+
+# Fields only a whole CustomJob body (a REST request or a `describe` output)
+# has; a job here is the CustomJobSpec itself plus displayName, labels, ...
+_CUSTOM_JOB_ONLY = ("name", "state", "createTime", "startTime", "endTime", "updateTime", "error", "webAccessUris")
+
+
+def _pasted_wrapper(raw: dict, path: str, failures: list[str]) -> bool:
+    """A spec pasted with its `jobSpec:` wrapper, or as a whole CustomJob body,
+    gets told exactly what to remove (instead of one "unknown field" per key)."""
+    if "jobSpec" not in raw:
+        return False
+    extra = [k for k in raw if k in _CUSTOM_JOB_ONLY]
+    whole = f"; remove {', '.join(extra)} too (a CustomJob's output-only fields)" if extra else ""
+    failures.append(
+        f"{path}.jobSpec: a job here is the CustomJobSpec itself: remove the `jobSpec:` line and move its fields "
+        f"(workerPoolSpecs, scheduling, ...) up one level, beside displayName and labels{whole}"
+    )
+    return True
 
 
 def _resolve_stand_in(value: str, pattern: re.Pattern, known: dict, path: str, kind: str, stand_in: str, failures: list[str]) -> str:

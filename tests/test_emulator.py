@@ -94,6 +94,13 @@ def test_create_rejects_an_invalid_job_naming_the_field(emu, client, kwargs, fie
     assert emu.jobs() == []
 
 
+# CustomJob.labels: "International characters are allowed"
+# https://cloud.google.com/java/docs/reference/google-cloud-aiplatform/3.45.0/com.google.cloud.aiplatform.v1.CustomJobOrBuilder
+def test_a_label_value_in_lowercase_letters_of_any_script_is_accepted(client):
+    created = create(client, labels={"team": "équipe-视觉_1"})
+    assert created.labels["team"] == "équipe-视觉_1"
+
+
 def test_an_empty_pool_after_the_first_is_a_skipped_position(client):
     created = create(client, pools=[pool(), {}, pool(task="python")])
     assert len(created.job_spec.worker_pool_specs) == 3

@@ -189,3 +189,38 @@ def test_empty_values_in_a_job_entry_take_the_teams_defaults():
     spec_ = resource.inputs["jobSpec"]
     assert spec_["serviceAccount"] == "vision-train-dev@acme-ml-dev.iam.gserviceaccount.com"
     assert spec_["baseOutputDirectory"]["outputUriPrefix"] == "gs://acme-ml-dev-vision-staging/jobs/resnet"
+
+
+# gcloud's --config spelling: `workerPoolSpecs:` as one mapping (gcloud's own
+# help example) and a scalar for a repeated field; gcloud's loader (apitools
+# protojson, "Normalize values in to a list") submits each as a one-item list.
+# https://cloud.google.com/sdk/gcloud/reference/ai/custom-jobs/create
+def test_gcloud_config_spelling_renders_the_same_job_as_the_list_spelling():
+    listed = a_job()
+    listed["workerPoolSpecs"] = listed["workerPoolSpecs"][:1]
+    listed["workerPoolSpecs"][0]["containerSpec"]["args"] = ["--epochs=3"]
+    gcloud = a_job()
+    gcloud["workerPoolSpecs"] = {**listed["workerPoolSpecs"][0], "containerSpec": {**listed["workerPoolSpecs"][0]["containerSpec"], "args": "--epochs=3"}}
+    as_list = render(team_config(resnet=listed)).of_type("SpotTrainingJob")[0].inputs
+    as_gcloud = render(team_config(resnet=gcloud)).of_type("SpotTrainingJob")[0].inputs
+    from components.spot_job import spec
+
+    assert spec.job_definition(as_gcloud) == spec.job_definition(as_list)
+    assert spec.job_definition(as_gcloud)["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["args"] == ["--epochs=3"]
+
+
+@pytest.mark.parametrize(
+    "wrap, removes",
+    [
+        (lambda job: {"jobSpec": job}, "remove the `jobSpec:` line"),
+        (lambda job: {"displayName": "resnet", "jobSpec": job, "name": "projects/1/locations/us-central1/customJobs/2", "state": "JOB_STATE_SUCCEEDED"}, "remove name, state too"),
+    ],
+)
+def test_a_spec_pasted_with_its_wrapper_says_what_to_remove(wrap, removes):
+    recorder = Recorder()
+    with pytest.raises(ConfigError) as raised:
+        render(team_config(resnet=wrap(a_job())), recorder=recorder)
+    message = str(raised.value)
+    assert "spot-training:teams.vision.jobs.resnet.jobSpec:" in message and removes in message
+    assert "unknown field" not in message
+    assert registered(recorder) == []

@@ -261,6 +261,15 @@ RULES = [
     ("a non-boolean flag", lambda: with_spec(scheduling={"disableRetries": "yes"}), "jobSpec.scheduling.disableRetries"),
     ("Spot on a persistent resource", lambda: with_spec(persistentResourceId="pool-1"), "jobSpec.persistentResourceId"),
     ("a label key with capitals", lambda: job_inputs(labels={"Team": "vision"}), "labels.Team"),
+    # https://googleapis.dev/dotnet/Google.Apis.Backupdr.v1/latest/api/Google.Apis.Backupdr.v1.Data.LabelKeyValPair.html
+    ("a label value in capitals of another script", lambda: job_inputs(labels={"team": "ΟΡΑΣΗ"}), "labels.team"),
+    # https://cloud.google.com/vertex-ai/docs/training/configure-compute and
+    # https://docs.cloud.google.com/dotnet/docs/reference/Google.Cloud.AIPlatform.V1Beta1/latest/Google.Cloud.AIPlatform.V1Beta1.DiskSpec
+    ("a boot disk below 100 GB", lambda: with_pool(0, diskSpec={"bootDiskSizeGb": 50}), "jobSpec.workerPoolSpecs[0].diskSpec.bootDiskSizeGb"),
+    ("a boot disk above 64000 GB", lambda: with_pool(0, diskSpec={"bootDiskSizeGb": "64001"}), "jobSpec.workerPoolSpecs[0].diskSpec.bootDiskSizeGb"),
+    ("an unknown boot disk type", lambda: with_pool(0, diskSpec={"bootDiskType": "pd-balanced"}), "jobSpec.workerPoolSpecs[0].diskSpec.bootDiskType"),
+    # https://docs.cloud.google.com/gemini-enterprise-agent-platform/reference/rest/Shared.Types/CustomJobSpec
+    ("replicaCount 0 in a worker pool", lambda: with_pool(1, replicaCount=0), "jobSpec.workerPoolSpecs[1].replicaCount"),
     ("a label value with a space", lambda: job_inputs(labels={"team": "computer vision"}), "labels.team"),
     ("a label key that is too long", lambda: job_inputs(labels={"k" * 64: "v"}), "labels." + "k" * 64),
     ("the reserved submission label", lambda: job_inputs(labels={spec.SUBMISSION_LABEL: "x"}), f"labels.{spec.SUBMISSION_LABEL}"),
@@ -278,7 +287,7 @@ RULES = [
     ("a malformed network", lambda: with_spec(network="default"), "jobSpec.network"),
     ("an env var without name", lambda: with_pool(0, containerSpec={"imageUri": "gcr.io/a/b", "env": [{"value": "1"}]}), "jobSpec.workerPoolSpecs[0].containerSpec.env[0].name"),
     ("an env var set twice", lambda: with_pool(0, containerSpec={"imageUri": "gcr.io/a/b", "env": [{"name": "A", "value": "1"}, {"name": "A", "value": "2"}]}), "jobSpec.workerPoolSpecs[0].containerSpec.env[1].name"),
-    ("args as a string", lambda: with_pool(0, containerSpec={"imageUri": "gcr.io/a/b", "args": "--epochs=3"}), "jobSpec.workerPoolSpecs[0].containerSpec.args"),
+    ("args as a number", lambda: with_pool(0, containerSpec={"imageUri": "gcr.io/a/b", "args": 3}), "jobSpec.workerPoolSpecs[0].containerSpec.args[0]"),
     ("a malformed delete timeout", lambda: job_inputs(deleteTimeout="15m"), "deleteTimeout"),
     ("a delete timeout past the host's limit", lambda: job_inputs(deleteTimeout="3600s"), "deleteTimeout"),
     ("a wait timeout of zero", lambda: job_inputs(waitTimeout="0s"), "waitTimeout"),
@@ -391,3 +400,45 @@ def test_an_empty_value_validates_as_absent_and_is_not_submitted(empty):
 def test_the_persistent_resource_refusal_says_what_to_write_instead():
     [failure] = spec.validate(with_spec(persistentResourceId="pool-1"))
     assert failure.path == "jobSpec.persistentResourceId" and "scheduling.strategy STANDARD" in failure.reason
+
+
+# https://cloud.google.com/java/docs/reference/google-cloud-aiplatform/3.45.0/com.google.cloud.aiplatform.v1.CustomJobOrBuilder
+# ("International characters are allowed")
+@pytest.mark.parametrize("value", ["équipe-vision", "ビジョン", "команда_1", "视觉"])
+def test_a_label_value_in_lowercase_letters_of_any_script_is_accepted(value):
+    assert spec.validate(job_inputs(labels={"team": value})) == []
+
+
+def test_a_label_value_refusal_says_what_to_write():
+    assert "'computer-vision'" in failures_at(job_inputs(labels={"team": "Computer Vision"}))["labels.team"]
+
+
+# https://docs.cloud.google.com/dotnet/docs/reference/Google.Cloud.AIPlatform.V1Beta1/latest/Google.Cloud.AIPlatform.V1Beta1.DiskSpec
+@pytest.mark.parametrize("disk", [{"bootDiskType": "hyperdisk-balanced", "bootDiskSizeGb": 200}, {"bootDiskType": "pd-standard", "bootDiskSizeGb": "100"}, {"bootDiskSizeGb": 64000}])
+def test_documented_boot_disks_are_accepted(disk):
+    assert spec.validate(with_pool(0, diskSpec=disk)) == []
+
+
+# https://docs.cloud.google.com/gemini-enterprise-agent-platform/reference/rest/Shared.Types/CustomJobSpec
+def test_replica_count_zero_in_a_worker_pool_says_to_write_an_empty_pool():
+    reason = failures_at(with_pool(1, replicaCount=0))["jobSpec.workerPoolSpecs[1].replicaCount"]
+    assert "{}" in reason
+    placeholder = job_inputs()
+    placeholder["jobSpec"]["workerPoolSpecs"] += [{}, python_package_pool(replicaCount=2)]
+    assert spec.validate(placeholder) == []
+
+
+# gcloud's --config takes a scalar for a repeated field and one worker pool as a
+# mapping, and submits each as a one-item list (apitools protojson, "Normalize
+# values in to a list"): the same job, no diff.
+# https://cloud.google.com/sdk/gcloud/reference/ai/custom-jobs/create
+def test_a_scalar_for_a_repeated_field_is_a_one_item_list():
+    listed = with_pool(0, containerSpec={"imageUri": "gcr.io/a/b", "args": ["--epochs=3"]})
+    scalar = copy.deepcopy(listed)
+    scalar["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["args"] = "--epochs=3"
+    mapping = copy.deepcopy(scalar)
+    mapping["jobSpec"]["workerPoolSpecs"] = mapping["jobSpec"]["workerPoolSpecs"][0]
+    for gcloud in (scalar, mapping):
+        assert spec.validate(gcloud) == []
+        assert spec.job_definition(gcloud) == spec.job_definition(listed)
+        assert spec.spec_hash(gcloud) == spec.spec_hash(listed)

@@ -11,6 +11,7 @@ import difflib
 import hashlib
 import json
 import re
+import unicodedata
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Callable
@@ -69,7 +70,13 @@ _DURATION = re.compile(r"^(\d+)(\.\d{1,9})?s$")
 _PROJECT = re.compile(r"^(?:[a-z][a-z0-9.-]*:)?[a-z][a-z0-9-]{4,28}[a-z0-9]$|^\d{6,}$")
 _LOCATION = re.compile(r"^[a-z]+(?:-[a-z]+)+\d+$")
 _LABEL_KEY = re.compile(r"^[a-z][a-z0-9_-]{0,62}$")
-_LABEL_VALUE = re.compile(r"^[a-z0-9_-]{0,63}$")
+# Label values take lowercase letters of any script (Unicode Ll, Lo), numbers,
+# '_' and '-', at most 63 characters; keys stay ASCII as the Vertex docs show.
+# CustomJob.labels: "International characters are allowed"
+# https://cloud.google.com/java/docs/reference/google-cloud-aiplatform/3.45.0/com.google.cloud.aiplatform.v1.CustomJobOrBuilder
+# and the value format [\p{Ll}\p{Lo}\p{N}_-]{0,63} Google's label docs give:
+# https://googleapis.dev/dotnet/Google.Apis.Backupdr.v1/latest/api/Google.Apis.Backupdr.v1.Data.LabelKeyValPair.html
+_LABEL_VALUE_MAX = 63
 _GCS_URI = re.compile(r"^gs://[a-z0-9][a-z0-9._-]{1,220}[a-z0-9](/.*)?$")
 _GCS_OBJECT = re.compile(r"^gs://[a-z0-9][a-z0-9._-]{1,220}[a-z0-9]/.+$")
 _KMS_KEY = re.compile(r"^projects/[^/]+/locations/([^/]+)/keyRings/[^/]+/cryptoKeys/[^/]+$")
@@ -111,6 +118,7 @@ def validate(inputs: dict[str, Any], unknown: Any = _NO_UNKNOWN) -> list[Failure
     values are skipped here and checked again when they are known.
     """
     checker = _Checker(unknown)
+    inputs = as_lists(inputs, unknown=unknown)
     checker.walk(inputs, schema.RESOURCE, "")
     # The rules see what Vertex sees: an empty value is no value (proto3 has
     # no presence for "", [], {} or false, and the API reads them as unset), so
@@ -155,7 +163,32 @@ def job_definition(inputs: dict[str, Any]) -> dict[str, Any]:
     differ only in form are equal here.
     """
     present = {k: inputs[k] for k in JOB_FIELDS if inputs.get(k) is not None}
-    return _normalise(_with_defaults(present), schema.RESOURCE)
+    return _normalise(_with_defaults(as_lists(present)), schema.RESOURCE)
+
+
+def as_lists(value: Any, kind: Any = schema.RESOURCE, unknown: Any = _NO_UNKNOWN) -> Any:
+    """`value` with a lone item written for a repeated field made a one-item list.
+
+    gcloud's `--config` YAML takes `workerPoolSpecs:` as a single mapping (its
+    own help example) and `args: --epochs=3` as a scalar: it loads the file with
+    apitools' protojson, which for a repeated field turns a value that is not a
+    list into `[value]` and submits that. So both spellings are the same job, and
+    the list is the canonical one (no diff between them).
+    gcloud: surface/ai/custom_jobs/create.py -> api_lib/ai/custom_jobs/client.py
+    ImportResourceMessage -> command_lib/export/util.py Import ->
+    apitools encoding.PyValueToMessage; apitools/base/protorpclite/protojson.py
+    (github.com/google/apitools) "Normalize values in to a list".
+    https://cloud.google.com/sdk/gcloud/reference/ai/custom-jobs/create (--config)
+    """
+    if isinstance(kind, tuple):
+        if kind[0] != "list" or value is None or (isinstance(value, str) and value == unknown):
+            return value  # a value a preview cannot know yet stays itself
+        items = value if isinstance(value, list) else [value]
+        return [as_lists(item, kind[1], unknown) for item in items]
+    if kind in schema.MESSAGES and isinstance(value, dict):
+        fields = schema.MESSAGES[kind]
+        return {key: as_lists(item, fields[key], unknown) if key in fields else item for key, item in value.items()}
+    return value
 
 
 def request_body(inputs: dict[str, Any]) -> dict[str, Any]:
@@ -416,8 +449,23 @@ def _labels(k: _Known, fail: Fail) -> None:
             fail(path, "is reserved: spot-training sets it to find its own submissions")
         elif not _LABEL_KEY.match(key):
             fail(path, "label keys are 1-63 characters of lowercase letters, digits, '_' and '-', starting with a letter")
-        if isinstance(value, str) and not k.is_unknown(value) and not _LABEL_VALUE.match(value):
-            fail(path, "label values are at most 63 characters of lowercase letters, digits, '_' and '-'")
+        if isinstance(value, str) and not k.is_unknown(value) and not label_value_ok(value):
+            fail(
+                path,
+                "label values are at most 63 characters of lowercase letters (any script), digits, '_' and '-'; "
+                f"write e.g. {_label_value_hint(value)!r}",
+            )
+
+
+def label_value_ok(value: str) -> bool:
+    """A Vertex label value: [\\p{Ll}\\p{Lo}\\p{N}_-]{0,63} (international characters allowed)."""
+    return len(value) <= _LABEL_VALUE_MAX and all(
+        c in "_-" or unicodedata.category(c) in ("Ll", "Lo") or unicodedata.category(c).startswith("N") for c in value
+    )
+
+
+def _label_value_hint(value: str) -> str:
+    return "".join(c if label_value_ok(c) else "-" for c in value.lower())[:_LABEL_VALUE_MAX]
 
 
 def _encryption(k: _Known, fail: Fail) -> None:
@@ -464,6 +512,51 @@ def _pools(k: _Known, fail: Fail) -> None:
             fail(f"{path}.replicaCount", f"must not be negative, got {replicas}")
         elif i == 0 and replicas is not None and replicas != 1:
             fail(f"{path}.replicaCount", f"the first worker pool runs the chief and takes replicaCount 1, got {replicas}")
+
+
+def _zero_replicas(k: _Known, fail: Fail) -> None:
+    """A pool that is set must run at least one replica: Vertex refuses
+    replicaCount 0 there. A pool to skip is written empty ({}), the placeholder
+    the API documents ("All worker pools except the first one are optional and
+    can be skipped by providing an empty value").
+    https://docs.cloud.google.com/gemini-enterprise-agent-platform/reference/rest/Shared.Types/CustomJobSpec"""
+    for i, pool in k.pools():
+        if i > 0 and pool and k.number(pool, "replicaCount") == 0:
+            fail(
+                f"jobSpec.workerPoolSpecs[{i}].replicaCount",
+                "must be at least 1; to leave this pool out, write the whole pool as {} (an empty placeholder)",
+            )
+
+
+# Boot disk options of a worker pool.
+# https://cloud.google.com/vertex-ai/docs/training/configure-compute (boot disk type and size)
+# https://docs.cloud.google.com/dotnet/docs/reference/Google.Cloud.AIPlatform.V1Beta1/latest/Google.Cloud.AIPlatform.V1Beta1.DiskSpec
+# (valid types "pd-ssd", "pd-standard" or "hyperdisk-balanced"; default size 100GB)
+BOOT_DISK_TYPES = ("pd-ssd", "pd-standard", "hyperdisk-balanced")
+MIN_BOOT_DISK_GB = 100
+MAX_BOOT_DISK_GB = 64000
+
+
+def _disks(k: _Known, fail: Fail) -> None:
+    for i, pool in k.pools():
+        disk = k.get(pool, "diskSpec", dict)
+        if disk is None:
+            continue
+        path = f"jobSpec.workerPoolSpecs[{i}].diskSpec"
+        size = k.number(disk, "bootDiskSizeGb")
+        if size is not None and size != 0 and not MIN_BOOT_DISK_GB <= size <= MAX_BOOT_DISK_GB:
+            fail(
+                f"{path}.bootDiskSizeGb",
+                f"must be between {MIN_BOOT_DISK_GB} and {MAX_BOOT_DISK_GB} (GB), got {size}; leave it out for the default 100",
+            )
+        kind = k.text(disk, "bootDiskType")
+        if kind is not None and kind not in BOOT_DISK_TYPES:
+            hint = difflib.get_close_matches(kind, BOOT_DISK_TYPES, n=1)
+            fail(
+                f"{path}.bootDiskType",
+                f"unknown boot disk type {kind!r}; expected one of {', '.join(BOOT_DISK_TYPES)}"
+                + (f" (did you mean {hint[0]!r}?)" if hint else ""),
+            )
 
 
 def _tasks(k: _Known, fail: Fail) -> None:
@@ -720,6 +813,8 @@ _RULES = (
     _labels,
     _encryption,
     _pools,
+    _zero_replicas,
+    _disks,
     _tasks,
     _machines,
     _scheduling,

@@ -1,6 +1,7 @@
 """CreateCustomJob request checks, phrased like the real API so tests can match on field names."""
 
 import re
+import unicodedata
 
 from google.cloud import aiplatform_v1
 
@@ -8,7 +9,9 @@ from tests.emulator.errors import invalid
 
 PARENT = re.compile(r"projects/(?P<project>[^/]+)/locations/(?P<location>[^/]+)")
 _LABEL_KEY = re.compile(r"[a-z][a-z0-9_-]{0,62}")
-_LABEL_VALUE = re.compile(r"[a-z0-9_-]{0,63}")
+# Values: lowercase letters of any script, numbers, '_' and '-' (Vertex: "International
+# characters are allowed"). https://cloud.google.com/java/docs/reference/google-cloud-aiplatform/3.45.0/com.google.cloud.aiplatform.v1.CustomJobOrBuilder
+_LABEL_VALUE_CATEGORIES = ("Ll", "Lo", "Nd", "Nl", "No")
 MAX_LABELS = 64
 
 
@@ -41,5 +44,5 @@ def _check_labels(labels) -> None:
     for key, value in labels.items():
         if not _LABEL_KEY.fullmatch(key):
             raise invalid(f"labels: invalid key {key!r}: 1-63 chars of [a-z0-9_-], starting with [a-z]")
-        if not _LABEL_VALUE.fullmatch(value):
-            raise invalid(f"labels: invalid value {value!r} for key {key!r}: 0-63 chars of [a-z0-9_-]")
+        if len(value) > 63 or not all(c in "_-" or unicodedata.category(c) in _LABEL_VALUE_CATEGORIES for c in value):
+            raise invalid(f"labels: invalid value {value!r} for key {key!r}: 0-63 chars of [\\p{{Ll}}\\p{{Lo}}\\p{{N}}_-]")
