@@ -149,12 +149,48 @@ def load(
     else:
         for name, raw in raw_teams.items():
             teams[name] = _team(name, raw, f"{NS}:teams.{name}", project, region, secrets, failures)
+        failures += _clashing_job_names(teams)
     failures += secrets.misplaced()
     if failures:
         # A failure may quote the value it rejects; a secret one is never shown.
         values = secrets.values(get)
         raise ConfigError([redaction.scrub(line, values) for line in failures])
     return StackConfig(project, region, environment, deployers, teams)
+
+
+# Cloud Storage's bucket naming rules (https://cloud.google.com/storage/docs/buckets#naming):
+# 3-63 characters (up to 222 with dots, each dot-separated part at most 63) of
+# lowercase letters, digits, '-', '_' and '.', starting and ending with a letter
+# or digit; not an IP address; no "goog" prefix and no "google" in it.
+_BUCKET = re.compile(r"^[a-z0-9][a-z0-9._-]*[a-z0-9]$")
+_IP = re.compile(r"^\d{1,3}(\.\d{1,3}){3}$")
+
+
+def _bucket_name_ok(name: str) -> bool:
+    limit = 222 if "." in name else 63
+    return (
+        3 <= len(name) <= limit
+        and bool(_BUCKET.match(name))
+        and all(0 < len(part) <= 63 for part in name.split("."))
+        and not _IP.match(name)
+        and not name.startswith("goog")
+        and "google" not in name
+    )
+
+
+def _clashing_job_names(teams: dict[str, "TeamConfig"]) -> list[str]:
+    """Jobs are named `{team}-{job}`: team nlp's bert-finetune and team nlp-bert's
+    finetune would be one resource, a URN clash only `pulumi up` would find."""
+    first: dict[str, str] = {}
+    failures = []
+    for team in teams.values():
+        for job in team.jobs:
+            resource, path = f"{team.name}-{job}", f"{NS}:teams.{team.name}.jobs.{job}"
+            if resource in first:
+                failures.append(f"{path}: its resource name {resource!r} is also {first[resource]}'s; rename one of the jobs")
+            else:
+                first[resource] = path
+    return failures
 
 
 # The keys of this namespace: the program's, and the policy pack's `policy`.
@@ -185,6 +221,12 @@ def _team(name: str, raw: Any, path: str, project: Any, region: Any, secrets: "_
     failures += [f"{path}.{key}: unknown key; a team takes {', '.join(known)}" for key in raw if key not in known]
     team.members = _members(raw.get("members") or [], f"{path}.members", failures)
     team.bucket = _overrides(raw.get("bucket") or {}, BUCKET_KEYS, f"{path}.bucket", failures)
+    if "name" in team.bucket and not _bucket_name_ok(team.bucket["name"]):
+        failures.append(
+            f"{path}.bucket.name: {team.bucket['name']!r} is not a Cloud Storage bucket name: 3-63 characters of "
+            "lowercase letters, digits, '-', '_' and '.', starting and ending with a letter or digit, not an IP "
+            "address, not starting with 'goog' (https://cloud.google.com/storage/docs/buckets#naming)"
+        )
     team.repository = _overrides(raw.get("repository") or {}, REPOSITORY_KEYS, f"{path}.repository", failures)
     for key, image in _mapping(raw.get("images"), f"{path}.images", failures).items():
         team.images[key] = _image(image, f"{path}.images.{key}", failures)

@@ -224,3 +224,40 @@ def test_a_spec_pasted_with_its_wrapper_says_what_to_remove(wrap, removes):
     assert "spot-training:teams.vision.jobs.resnet.jobSpec:" in message and removes in message
     assert "unknown field" not in message
     assert registered(recorder) == []
+
+
+def test_two_teams_whose_jobs_derive_one_resource_name_are_named_both():
+    """Issue 11.16: nlp's bert-finetune and nlp-bert's finetune are both `nlp-bert-finetune`."""
+    config = team_config()
+    config["spot-training:teams"] = {
+        "nlp": {"jobs": {"bert-finetune": a_job()}},
+        "nlp-bert": {"jobs": {"finetune": a_job()}},
+    }
+    recorder = Recorder()
+    with pytest.raises(ConfigError) as raised:
+        render(config, recorder=recorder)
+    assert (
+        "spot-training:teams.nlp-bert.jobs.finetune: its resource name 'nlp-bert-finetune' is also "
+        "spot-training:teams.nlp.jobs.bert-finetune's" in str(raised.value)
+    )
+    assert registered(recorder) == []
+
+
+@pytest.mark.parametrize("name", ["Tabular_Staging!", "ab", "-starts-with-dash", "192.168.5.4", "goog-bucket", "my-google-bucket", "a" * 64])
+def test_a_bucket_name_outside_cloud_storages_rules_is_refused_by_path(name):
+    """Issue 11.14 (https://cloud.google.com/storage/docs/buckets#naming)."""
+    config = team_config(resnet=a_job())
+    config["spot-training:teams"]["vision"]["bucket"] = {"name": name}
+    recorder = Recorder()
+    with pytest.raises(ConfigError) as raised:
+        render(config, recorder=recorder)
+    assert "spot-training:teams.vision.bucket.name:" in str(raised.value) and "not a Cloud Storage bucket name" in str(raised.value)
+    assert registered(recorder) == []
+
+
+@pytest.mark.parametrize("name", ["acme-vision-staging", "acme_vision.staging.example", "a1b"])
+def test_a_bucket_name_within_the_rules_renders(name):
+    config = team_config(resnet=a_job())
+    config["spot-training:teams"]["vision"]["bucket"] = {"name": name}
+    [bucket] = render(config).of_type("storage/bucket:Bucket")
+    assert bucket.inputs["name"] == name
