@@ -8,19 +8,10 @@ from pulumi.runtime.proto import provider_pb2
 
 from tests.program import one_job_inputs
 from tests.provider_host import JOB_TYPE, ProviderHost, deserialize
+from tests.shared_host import emulator, host  # noqa: F401 (fixtures: one host per module)
 
 URN = f"urn:pulumi:dev::spot-training::{JOB_TYPE}::resnet"
 
-
-
-@pytest.fixture
-def emulator(shared_emulator):
-    return shared_emulator
-
-
-@pytest.fixture
-def host(shared_host):
-    return shared_host
 
 @pytest.fixture
 def program_inputs():

@@ -77,16 +77,22 @@ def other_calls_answer_while_deletes_are_held(host, emulator, jobs, deletes) -> 
     assert not any(d.done() for d in held)  # they answered while the held deletes still held their threads
 
 
-def test_a_mass_destroy_of_running_jobs_leaves_threads_for_diffs_and_reads(host, emulator, program_inputs):
-    jobs = running_jobs(host, emulator, program_inputs)
-    emulator.hold_cancelling = True
-    emulator.reset_calls()
+def destroy_while_cancels_are_held(host, emulator, jobs) -> None:
+    """The engine deletes every job at once while Vertex keeps the cancelled ones stopping; other
+    calls must still answer meanwhile. Returns once every delete has, the jobs let stop."""
     with engine(emulator) as steps:
         deletes = [steps.submit(host.delete, urn(i), id_, state) for i, (id_, state, _) in enumerate(jobs)]
         other_calls_answer_while_deletes_are_held(host, emulator, jobs, deletes)
         emulator.hold_cancelling = False
         for delete in deletes:
             delete.result(timeout=GUARD)
+
+
+def test_a_mass_destroy_of_running_jobs_leaves_threads_for_diffs_and_reads(host, emulator, program_inputs):
+    jobs = running_jobs(host, emulator, program_inputs)
+    emulator.hold_cancelling = True
+    emulator.reset_calls()
+    destroy_while_cancels_are_held(host, emulator, jobs)
 
     left = {job.name: job.state.name for job in emulator.jobs()}
     assert not any(state in vertex.ACTIVE_STATES for state in left.values())  # nothing left billing
@@ -132,11 +138,6 @@ def test_a_mass_replacement_of_running_jobs_cancels_every_old_job_and_submits_ev
 def test_on_delete_cancel_says_the_record_stays_when_it_cannot_wait(host, emulator, program_inputs):
     jobs = running_jobs(host, emulator, program_inputs, onDelete="cancel")
     emulator.hold_cancelling = True
-    with engine(emulator) as steps:
-        deletes = [steps.submit(host.delete, urn(i), id_, state) for i, (id_, state, _) in enumerate(jobs)]
-        other_calls_answer_while_deletes_are_held(host, emulator, jobs, deletes)
-        emulator.hold_cancelling = False
-        for delete in deletes:
-            delete.result(timeout=GUARD)
+    destroy_while_cancels_are_held(host, emulator, jobs)
     assert len(emulator.jobs()) == JOBS and emulator.calls["DeleteCustomJob"] == 0
     assert host.log.count("onDelete: cancel") == JOBS - blocking.MAX_BLOCKING_CALLS

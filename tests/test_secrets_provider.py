@@ -18,21 +18,12 @@ from offline.program import engine_view
 from tests.provider_host import JOB_TYPE, deserialize
 from tests.test_secrets import CIPHERTEXT, TOKEN, with_env, write_stack_file
 from tests.program import render
+from tests.shared_host import emulator, host  # noqa: F401 (fixtures: one host per module)
 
 URN = f"urn:pulumi:dev::spot-training::{JOB_TYPE}::vision-resnet"
 NEW_TOKEN = "hf_" + "Zk9" * 12
 SECRET_PATH = "jobSpec.workerPoolSpecs[0].containerSpec.env[0].value"
 
-
-
-@pytest.fixture
-def emulator(shared_emulator):
-    return shared_emulator
-
-
-@pytest.fixture
-def host(shared_host):
-    return shared_host
 
 @pytest.fixture
 def program_inputs(tmp_path, monkeypatch):

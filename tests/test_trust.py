@@ -14,19 +14,10 @@ from pulumi.runtime.proto import provider_pb2
 from components.spot_job import labels
 from tests.program import one_job_inputs
 from tests.provider_host import JOB_TYPE, ProviderHost, deserialize
+from tests.shared_host import emulator, host  # noqa: F401 (fixtures: one host per module)
 
 URN = f"urn:pulumi:dev::spot-training::{JOB_TYPE}::vision-resnet"
 
-
-
-@pytest.fixture
-def emulator(shared_emulator):
-    return shared_emulator
-
-
-@pytest.fixture
-def host(shared_host):
-    return shared_host
 
 @pytest.fixture(scope="module")
 def program_inputs():

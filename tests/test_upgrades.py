@@ -21,6 +21,7 @@ from pulumi.runtime.proto import provider_pb2
 
 from components.spot_job import spec
 from tests.provider_host import deserialize
+from tests.shared_host import emulator, host  # noqa: F401 (fixtures: one host per module)
 
 FIXTURES = sorted((Path(__file__).parent / "upgrades").glob("v*.json"))
 RECORDED = {path.stem: json.loads(path.read_text()) for path in FIXTURES}
@@ -38,16 +39,6 @@ def _referenced_globals(blob: str) -> list[str]:
     """The module and class names a pickle refers to, read without unpickling it."""
     return [arg for op, arg, _ in pickletools.genops(base64.b64decode(blob)) if op.name in ("SHORT_BINUNICODE", "BINUNICODE")]
 
-
-
-@pytest.fixture
-def emulator(shared_emulator):
-    return shared_emulator
-
-
-@pytest.fixture
-def host(shared_host):
-    return shared_host
 
 def test_there_is_a_recorded_state_of_every_released_version():
     assert "v1" in RECORDED
