@@ -2,7 +2,7 @@
 
 The dynamic provider host serves every dynamic resource of a stack with 4
 threads. A call that waits holds one of them, so waiting is bounded twice:
-each wait by `waitTimeout` (at most spec.MAX_BLOCKING_SECONDS), and by the
+each wait by `waitTimeout` (at most rules.knobs.MAX_BLOCKING_SECONDS), and by the
 slots of `blocking`, shared with deletes waiting for a cancelled job, so reads,
 diffs and deletes of the other jobs always find a free thread. A job that
 cannot be waited on is not an error: it was submitted, its state shows on the

@@ -1,0 +1,10 @@
+"""What a job gets where its spec or its knobs say nothing."""
+
+DEFAULT_STRATEGY = "SPOT"
+DEFAULT_REPLICA_COUNT = 1
+DEFAULT_WAIT_FOR = "none"
+DEFAULT_WAIT_TIMEOUT = "600s"
+DEFAULT_ON_DELETE = "delete"
+DEFAULT_DELETE_TIMEOUT = "900s"
+DEFAULT_REPLACE_ORDER = "cancelFirst"
+DEFAULT_MAX_RESUBMISSIONS = 3

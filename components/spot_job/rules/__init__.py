@@ -1,0 +1,54 @@
+"""Google's rules for a CustomJob, one module per concern, each rule a small
+function `rule(known, fail)` with the page it comes from beside it.
+
+The spec layer (spec.validate) applies them all, in this order, after the
+shape check, to the inputs as Vertex reads them (empty values dropped).
+"""
+
+from __future__ import annotations
+
+from . import (
+    accelerators,
+    disks,
+    display_name,
+    encryption,
+    flex_start,
+    knobs,
+    labels,
+    place,
+    references,
+    resubmission,
+    scheduling,
+    spot,
+    tasks,
+    tpu,
+    worker_pools,
+)
+from .known import Fail, Known
+
+RULES = (
+    place.required_place,
+    display_name.display_name,
+    labels.labels,
+    encryption.encryption,
+    worker_pools.worker_pools,
+    worker_pools.zero_replicas,
+    disks.disks,
+    tasks.tasks,
+    accelerators.accelerators,
+    tpu.topology,
+    tpu.no_pod_on_spot,
+    scheduling.scheduling,
+    spot.no_persistent_resource,
+    references.references,
+    knobs.timeouts,
+    resubmission.resubmission,
+    flex_start.flex_start,
+    spot.no_reservation,
+    tpu.single_pool,
+)
+
+
+def apply(known: Known, fail: Fail) -> None:
+    for rule in RULES:
+        rule(known, fail)

@@ -1,0 +1,27 @@
+"""Customer-managed encryption (CMEK): the key must be in the job's location.
+https://cloud.google.com/vertex-ai/docs/general/cmek
+"""
+
+from __future__ import annotations
+
+import re
+
+from .known import Fail, Known
+
+KMS_KEY = re.compile(r"^projects/[^/]+/locations/([^/]+)/keyRings/[^/]+/cryptoKeys/[^/]+$")
+
+
+def encryption(k: Known, fail: Fail) -> None:
+    spec = k.get(k.inputs, "encryptionSpec", dict)
+    if spec is None:
+        return
+    key = k.text(spec, "kmsKeyName")
+    if key is None:
+        if not k.has(spec, "kmsKeyName"):
+            fail("encryptionSpec.kmsKeyName", "is required when encryptionSpec is set")
+        return
+    match = KMS_KEY.match(key)
+    if not match:
+        fail("encryptionSpec.kmsKeyName", "must look like projects/P/locations/L/keyRings/R/cryptoKeys/K")
+    elif (location := k.text(k.inputs, "location")) and match.group(1) != location:
+        fail("encryptionSpec.kmsKeyName", f"the key is in {match.group(1)!r}; Vertex AI needs a key in the job's location {location!r}")

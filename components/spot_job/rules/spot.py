@@ -1,0 +1,40 @@
+"""Where Spot VMs cannot run: on a persistent resource, or on a reservation."""
+
+from __future__ import annotations
+
+from .known import Fail, Known
+
+
+def no_persistent_resource(k: Known, fail: Fail) -> None:
+    """"Use Spot VMs for training": Spot VMs are for serverless training only.
+    https://cloud.google.com/vertex-ai/docs/training/use-spot-vms"""
+    if k.strategy() == "SPOT" and k.has(k.spec(), "persistentResourceId"):
+        fail(
+            "jobSpec.persistentResourceId",
+            "Spot VMs run only on serverless training, not on a persistent resource; "
+            "use scheduling.strategy STANDARD on the persistent resource, or drop persistentResourceId to run on Spot",
+        )
+
+
+# Spot VMs cannot consume reservations: "All Spot VMs limitations apply when
+# using Spot VMs with Vertex AI", and Compute Engine's Spot VMs do not consume
+# reserved capacity; a reservation is consumed by STANDARD (on-demand) jobs.
+# NO_RESERVATION says the same as no affinity and is accepted.
+# https://cloud.google.com/vertex-ai/docs/training/use-spot-vms
+# https://cloud.google.com/compute/docs/instances/spot#limitations
+# https://cloud.google.com/vertex-ai/docs/training/use-reservations
+CONSUMING_AFFINITIES = ("ANY_RESERVATION", "SPECIFIC_RESERVATION")
+
+
+def no_reservation(k: Known, fail: Fail) -> None:
+    if k.strategy() != "SPOT":
+        return
+    for i, pool in k.pools():
+        affinity = k.get(k.get(pool, "machineSpec", dict), "reservationAffinity", dict)
+        kind = k.text(affinity, "reservationAffinityType")
+        if kind in CONSUMING_AFFINITIES:
+            fail(
+                f"jobSpec.workerPoolSpecs[{i}].machineSpec.reservationAffinity.reservationAffinityType",
+                f"{kind} cannot be used with Spot VMs (a Spot VM consumes no reservation); "
+                "remove reservationAffinity to run on Spot, or use scheduling.strategy STANDARD to consume the reservation",
+            )

@@ -1,0 +1,80 @@
+"""TPU jobs: the topology's form, one worker pool with one replica, and no
+TPU Pod (a multi-host slice) on Spot VMs.
+
+Single host or Pod is read from Google's table of machine types and chips per
+host (tpu_machines.py), not from a name pattern: tpu7x-standard-4t with
+2x2x1 is one host.
+https://cloud.google.com/vertex-ai/docs/training/configure-compute#tpu
+https://cloud.google.com/vertex-ai/docs/training/use-spot-vms
+"""
+
+from __future__ import annotations
+
+import re
+
+from . import tpu_machines
+from .known import Fail, Known
+
+TPU_TOPOLOGY = re.compile(r"^\d+(x\d+){1,2}$")
+
+
+def topology(k: Known, fail: Fail) -> None:
+    for i, pool in k.pools():
+        machine = k.get(pool, "machineSpec", dict)
+        value = k.text(machine, "tpuTopology") if machine is not None else None
+        if value is None:
+            continue
+        path = f"jobSpec.workerPoolSpecs[{i}].machineSpec"
+        if not TPU_TOPOLOGY.match(value):
+            fail(f"{path}.tpuTopology", f"must look like '2x2' or '2x2x1', got {value!r}")
+
+
+def no_pod_on_spot(k: Known, fail: Fail) -> None:
+    if k.strategy() != "SPOT":
+        return
+    for i, pool in k.pools():
+        machine = k.get(pool, "machineSpec", dict)
+        if machine is None:
+            continue
+        value = k.text(machine, "tpuTopology")
+        if value is not None and not TPU_TOPOLOGY.match(value):
+            continue  # reported by `topology`
+        # A machine type the table does not know is left to Google to judge.
+        if tpu_machines.is_multi_host(k.text(machine, "machineType") or "", value, k.number(machine, "acceleratorCount")):
+            fail(
+                f"jobSpec.workerPoolSpecs[{i}].machineSpec" + (".tpuTopology" if value else ""),
+                "TPU Pods (multi-host TPU slices) cannot run on Spot VMs; use a single-host slice or scheduling.strategy STANDARD",
+            )
+
+
+def single_pool(k: Known, fail: Fail) -> None:
+    """TPU training on Vertex AI runs on one worker pool with one replica: the
+    slice's hosts are the job's machines, so no second pool and no
+    replicaCount above 1 (a multi-host slice is asked for with tpuTopology)."""
+    pools = [(i, p) for i, p in k.pools() if p]
+    tpu = [i for i, p in pools if _is_tpu_pool(k, p)]
+    if not tpu:
+        return
+    if len(pools) > 1:
+        extra = next(i for i, _ in pools if i != pools[0][0])
+        fail(
+            f"jobSpec.workerPoolSpecs[{extra}]",
+            "a TPU job takes exactly one worker pool; remove the other pools "
+            "and size the slice with machineSpec.tpuTopology",
+        )
+    for i, pool in pools:
+        replicas = k.number(pool, "replicaCount")
+        if i in tpu and replicas is not None and replicas > 1:
+            fail(
+                f"jobSpec.workerPoolSpecs[{i}].replicaCount",
+                f"a TPU worker pool takes replicaCount 1, got {replicas}; size the slice with machineSpec.tpuTopology",
+            )
+
+
+def _is_tpu_pool(k: Known, pool: dict) -> bool:
+    machine = k.get(pool, "machineSpec", dict) or {}
+    return (
+        tpu_machines.is_tpu_machine(k.text(machine, "machineType") or "")
+        or (k.text(machine, "acceleratorType") or "").startswith("TPU_")
+        or k.has(machine, "tpuTopology")
+    )
