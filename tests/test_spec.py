@@ -63,9 +63,11 @@ def test_spot_may_say_it_takes_no_reservation_and_standard_may_consume_one():
     assert failures_at(standard) == {}
 
 
-def _tpu(machine_type, topology, replicas=None, second=False, **machine) -> dict:
+def _tpu(machine_type, topology, replicas=None, second=False, strategy=None, **machine) -> dict:
     """A one-pool TPU job on `machine_type` with `topology`."""
     inputs = job_inputs()
+    if strategy:
+        inputs["jobSpec"]["scheduling"] = {"strategy": strategy}
     pool = inputs["jobSpec"]["workerPoolSpecs"][0]
     pool["machineSpec"] = {"machineType": machine_type, **({"tpuTopology": topology} if topology else {}), **machine}
     inputs["jobSpec"]["workerPoolSpecs"] = [pool]
@@ -94,14 +96,30 @@ def test_a_tpu_replica_count_above_one_says_to_size_the_slice_instead():
         ("ct5lp-hightpu-1t", "1x1", {}),
         ("ct5lp-hightpu-4t", "2x2", {}),
         ("ct5lp-hightpu-8t", "2x4", {}),
-        ("ct5p-hightpu-4t", "2x2x1", {}),
-        ("ct4p-hightpu-4t", "2x2x1", {}),
         ("cloud-tpu", None, {"acceleratorType": "TPU_V2", "acceleratorCount": 8}),
         ("cloud-tpu", None, {"acceleratorType": "TPU_V3", "acceleratorCount": 8}),
     ],
 )
 def test_every_single_host_tpu_slice_in_googles_table_may_run_on_spot(machine_type, topology, extra):
     assert failures_at(_tpu(machine_type, topology, **extra)) == {}
+
+
+# Every slice Google's table lists runs on STANDARD; on Spot only the single-host
+# ones (issue 11.4). The table's own topologies, checked against the docs'
+# "Configure compute resources" TPU section:
+# https://docs.cloud.google.com/gemini-enterprise-agent-platform/machine-learning/training/configure-compute#tpu
+def test_every_slice_in_googles_table_runs_on_standard_and_only_single_hosts_on_spot():
+    from components.spot_job.rules import tpu_machines
+
+    for machine_type, machine in tpu_machines.MACHINES.items():
+        for topology in machine.topologies:
+            assert failures_at(_tpu(machine_type, topology, strategy="STANDARD")) == {}, (machine_type, topology)
+            on_spot = failures_at(_tpu(machine_type, topology))
+            single_host = tpu_machines.topology_chips(topology) <= machine.chips_per_host
+            assert (on_spot == {}) == single_host, (machine_type, topology, on_spot)
+    for count, pod in ((8, False), (32, True), (128, True)):
+        inputs = _tpu("cloud-tpu", None, acceleratorType="TPU_V2", acceleratorCount=count)
+        assert (failures_at(inputs) != {}) == pod, count
 
 
 # --- accepted as written ---------------------------------------------------
@@ -312,7 +330,9 @@ RULES = [
     # https://cloud.google.com/vertex-ai/docs/training/configure-compute#tpu (issue 11.4, 11.8)
     ("a two-host v5e slice on Spot", lambda: _tpu("ct5lp-hightpu-4t", "2x4"), "jobSpec.workerPoolSpecs[0].machineSpec.tpuTopology"),
     ("a multi-host TPU7x slice on Spot", lambda: _tpu("tpu7x-standard-4t", "2x2x2"), "jobSpec.workerPoolSpecs[0].machineSpec.tpuTopology"),
-    ("a multi-host v6e slice on Spot", lambda: _tpu("ct6e-standard-8t", "4x4"), "jobSpec.workerPoolSpecs[0].machineSpec.tpuTopology"),
+    ("a multi-host v6e slice on Spot", lambda: _tpu("ct6e-standard-4t", "4x4"), "jobSpec.workerPoolSpecs[0].machineSpec.tpuTopology"),
+    ("a topology the table does not list for the machine", lambda: _tpu("ct6e-standard-8t", "4x4", strategy="STANDARD"), "jobSpec.workerPoolSpecs[0].machineSpec.tpuTopology"),
+    ("a TPU v3 count that is neither one TPU nor a Pod", lambda: _tpu("cloud-tpu", None, acceleratorType="TPU_V3", acceleratorCount=16, strategy="STANDARD"), "jobSpec.workerPoolSpecs[0].machineSpec.acceleratorCount"),
     ("a TPU job with a second pool", lambda: _tpu("ct5lp-hightpu-4t", "2x2", second=True), "jobSpec.workerPoolSpecs[1]"),
     ("a TPU pool with two replicas", lambda: _tpu("ct6e-standard-4t", "2x2", replicas=2), "jobSpec.workerPoolSpecs[0].replicaCount"),
     ("an old-style TPU with two replicas", lambda: _tpu("cloud-tpu", None, replicas=2, acceleratorType="TPU_V3", acceleratorCount=8), "jobSpec.workerPoolSpecs[0].replicaCount"),

@@ -16,12 +16,14 @@ def no_persistent_resource(k: Known, fail: Fail) -> None:
         )
 
 
-# Spot VMs cannot consume reservations: "All Spot VMs limitations apply when
-# using Spot VMs with Vertex AI", and Compute Engine's Spot VMs do not consume
-# reserved capacity; a reservation is consumed by STANDARD (on-demand) jobs.
-# NO_RESERVATION says the same as no affinity and is accepted.
+# Spot VMs cannot consume reservations. Vertex's Spot page: "All Spot VMs
+# limitations apply when using Spot VMs with Vertex AI"; Compute Engine's
+# "Consume reservations", Limitations: "You can't consume a reservation to
+# create ... Spot VMs or preemptible instances". A reservation is consumed by
+# STANDARD (on-demand) jobs. NO_RESERVATION says the same as no affinity and
+# is accepted.
 # https://cloud.google.com/vertex-ai/docs/training/use-spot-vms
-# https://cloud.google.com/compute/docs/instances/spot#limitations
+# https://cloud.google.com/compute/docs/instances/reservations-consume#limitations
 # https://cloud.google.com/vertex-ai/docs/training/use-reservations
 CONSUMING_AFFINITIES = ("ANY_RESERVATION", "SPECIFIC_RESERVATION")
 

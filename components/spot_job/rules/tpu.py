@@ -19,14 +19,29 @@ TPU_TOPOLOGY = re.compile(r"^\d+(x\d+){1,2}$")
 
 
 def topology(k: Known, fail: Fail) -> None:
+    """The slice is one Google's table lists for the machine type: a topology of
+    its form, and for v2/v3 (`cloud-tpu`) 8 cores or a multiple of 32."""
     for i, pool in k.pools():
         machine = k.get(pool, "machineSpec", dict)
-        value = k.text(machine, "tpuTopology") if machine is not None else None
-        if value is None:
+        if machine is None:
             continue
         path = f"jobSpec.workerPoolSpecs[{i}].machineSpec"
-        if not TPU_TOPOLOGY.match(value):
+        machine_type = k.text(machine, "machineType") or ""
+        value = k.text(machine, "tpuTopology")
+        known = tpu_machines.MACHINES.get(machine_type)
+        if value is not None and not TPU_TOPOLOGY.match(value):
             fail(f"{path}.tpuTopology", f"must look like '2x2' or '2x2x1', got {value!r}")
+        elif value is not None and known and value not in known.topologies:
+            fail(
+                f"{path}.tpuTopology",
+                f"{machine_type} ({known.generation}) takes the topologies {', '.join(known.topologies)}; got {value!r}",
+            )
+        count = k.number(machine, "acceleratorCount")
+        if machine_type == tpu_machines.LEGACY_MACHINE and count and not tpu_machines.legacy_count_ok(count):
+            fail(
+                f"{path}.acceleratorCount",
+                f"TPU v2 and v3 take acceleratorCount 8 (one TPU) or a multiple of 32 (a TPU Pod), got {count}",
+            )
 
 
 def no_pod_on_spot(k: Known, fail: Fail) -> None:

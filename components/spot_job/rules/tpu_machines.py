@@ -1,47 +1,57 @@
-"""Google's table of the TPU machine types Vertex AI training offers, and how
-many TPU chips one host of each carries. Pure data, no imports of the project.
+"""Google's table of the TPU machine types Vertex AI training offers: how many
+TPU chips one host of each carries, and the topologies the docs list for it.
+Pure data, no imports of the project.
 
 A TPU slice whose topology holds more chips than one host carries spans
-several hosts: a multi-host slice, a TPU Pod slice, which Spot VMs cannot run.
+several hosts: a multi-host slice, a TPU Pod slice, which Spot VMs cannot run
+("Using Spot VMs with TPU Pods isn't supported").
 
-Sources (Vertex AI "Configure compute resources for serverless training",
-section TPUs, and the per-generation tables it links):
+Source: "Configure compute resources for serverless training", section TPUs
+(TPU v2 and v3, v5e, v6e, TPU7x; the docs list no v4 or v5p machine type for
+training, so a job naming one is left to Google to judge):
 https://cloud.google.com/vertex-ai/docs/training/configure-compute#tpu
-https://cloud.google.com/kubernetes-engine/docs/concepts/plan-tpus
-https://cloud.google.com/tpu/docs/tpu7x
-https://cloud.google.com/tpu/docs/v6e
-https://cloud.google.com/tpu/docs/v5p
-https://cloud.google.com/tpu/docs/v5e
-https://cloud.google.com/tpu/docs/v4
+https://docs.cloud.google.com/gemini-enterprise-agent-platform/machine-learning/training/configure-compute#tpu
+https://cloud.google.com/vertex-ai/docs/training/use-spot-vms
 """
 
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
-# machineType -> (generation, TPU chips per host). The chip count is the
-# host's, not the slice's: `ct5lp-hightpu-4t` with tpuTopology `2x4` is a
-# two-host slice, `ct5lp-hightpu-8t` with `2x4` one host.
-CHIPS_PER_HOST: dict[str, tuple[str, int]] = {
-    "ct4p-hightpu-4t": ("v4", 4),
-    "ct5lp-hightpu-1t": ("v5e", 1),
-    "ct5lp-hightpu-4t": ("v5e", 4),
-    "ct5lp-hightpu-8t": ("v5e", 8),
-    "ct5p-hightpu-4t": ("v5p", 4),
-    "ct6e-standard-1t": ("v6e", 1),
-    "ct6e-standard-4t": ("v6e", 4),
-    "ct6e-standard-8t": ("v6e", 8),
-    "tpu7x-standard-4t": ("TPU7x", 4),
+
+class TpuMachine(NamedTuple):
+    generation: str
+    chips_per_host: int
+    topologies: tuple[str, ...]  # every tpuTopology the docs list for it, single host first
+
+
+_PODS_2D = ("2x4", "4x4", "4x8", "8x8", "8x16", "16x16")
+
+MACHINES: dict[str, TpuMachine] = {
+    # v5e: 1x1, 2x2 and 2x4 on one host; multi-host slices on ct5lp-hightpu-4t only.
+    "ct5lp-hightpu-1t": TpuMachine("v5e", 1, ("1x1",)),
+    "ct5lp-hightpu-4t": TpuMachine("v5e", 4, ("2x2",) + _PODS_2D),
+    "ct5lp-hightpu-8t": TpuMachine("v5e", 8, ("2x4",)),
+    # v6e (Trillium): the same shapes on ct6e-standard-*.
+    "ct6e-standard-1t": TpuMachine("v6e", 1, ("1x1",)),
+    "ct6e-standard-4t": TpuMachine("v6e", 4, ("2x2",) + _PODS_2D),
+    "ct6e-standard-8t": TpuMachine("v6e", 8, ("2x4",)),
+    # TPU7x (Ironwood): 2x2x1 is one host ("Single-host"); the rest are Pods.
+    "tpu7x-standard-4t": TpuMachine(
+        "TPU7x", 4, ("2x2x1", "2x2x2", "2x2x4", "2x4x4", "4x4x4", "4x4x8", "4x8x8", "8x8x8", "8x8x16")
+    ),
 }
 
 # TPU v2 and v3 run on machineType `cloud-tpu` with acceleratorType TPU_V2 or
-# TPU_V3; one host carries 8 TPU cores (acceleratorCount 8).
+# TPU_V3: acceleratorCount "8 for single TPU or 32 or multiple of 32 for TPU Pods".
 LEGACY_MACHINE = "cloud-tpu"
 LEGACY_CORES_PER_HOST = 8
+LEGACY_POD_STEP = 32
 
 
 def is_tpu_machine(machine_type: str) -> bool:
-    return machine_type in CHIPS_PER_HOST or machine_type == LEGACY_MACHINE
+    return machine_type in MACHINES or machine_type == LEGACY_MACHINE
 
 
 def topology_chips(topology: str) -> int:
@@ -49,14 +59,18 @@ def topology_chips(topology: str) -> int:
     return math.prod(int(n) for n in topology.split("x"))
 
 
+def legacy_count_ok(count: int) -> bool:
+    return count == LEGACY_CORES_PER_HOST or (count > 0 and count % LEGACY_POD_STEP == 0)
+
+
 def is_multi_host(machine_type: str, topology: str | None, accelerator_count: int | None) -> bool | None:
     """Whether the slice spans more than one host: True or False from the table,
     None where the table does not know the machine type (Google then decides)."""
     if machine_type == LEGACY_MACHINE:
         return (accelerator_count or 0) > LEGACY_CORES_PER_HOST
-    known = CHIPS_PER_HOST.get(machine_type)
+    known = MACHINES.get(machine_type)
     if known is None:
         return None
     if not topology:
         return False  # the machine type's own single-host slice
-    return topology_chips(topology) > known[1]
+    return topology_chips(topology) > known.chips_per_host
