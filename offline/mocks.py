@@ -22,6 +22,7 @@ class OfflineMocks(pulumi.runtime.Mocks):
 
     def __init__(self) -> None:
         self.resources: list[pulumi.runtime.MockResourceArgs] = []
+        self.pinned: set[str] = set()  # the stand-ins returned for `${images.*}` tags the deploy pins
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs):
         self.resources.append(args)
@@ -51,7 +52,9 @@ class OfflineMocks(pulumi.runtime.Mocks):
 
     def pushed_image(self, path: str, tag: str) -> str:
         """What Artifact Registry resolves `path:tag` to: offline, the tag itself."""
-        return f"{path}:{tag}"
+        stand_in = f"{path}:{tag}"
+        self.pinned.add(stand_in)
+        return stand_in
 
     def built_digest(self, state: dict) -> str:
         """The digest a build of this image context pushes."""

@@ -6,8 +6,9 @@
 No credentials, no Pulumi CLI: the real program runs under OfflineMocks, and
 each job's body comes from spec.submission, the function the provider submits
 with, so what is printed is what Vertex AI receives. Values only Google Cloud
-knows are marked: a pushed image appears by its tag (the deploy pins it to the
-digest that tag points to), an image the stack builds by a zero digest.
+knows are marked: a team image (`${images.NAME}`) already pushed appears by its
+tag (the deploy pins it to the digest that tag points to), one the stack builds
+by a zero digest; an image URI written literally is submitted as written.
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ class RenderedJob:
     parent: str
     body: dict[str, Any]  # the CreateCustomJob request body, submission label included
     secret_paths: list[str] = ()  # values shown as SECRET_PLACEHOLDER: set at deploy time from the encrypted config
+    # Images shown by their tag that the deploy resolves to a digest: those written `${images.NAME}`.
+    pinned_images: frozenset[str] = frozenset()
 
     @property
     def url(self) -> str:
@@ -57,7 +60,9 @@ def render(stack: str) -> list[RenderedJob]:
         inputs = {k: v for k, v in engine_view(resource.inputs).items() if not k.startswith("__")}
         parent, _, body = spec.submission(inputs)
         team = (inputs.get("labels") or {}).get("team", "")
-        rendered.append(RenderedJob(team, resource.name.removeprefix(f"{team}-"), parent, body, inputs.get("secretPaths") or []))
+        rendered.append(
+            RenderedJob(team, resource.name.removeprefix(f"{team}-"), parent, body, inputs.get("secretPaths") or [], frozenset(mocks.pinned))
+        )
     return rendered
 
 
@@ -79,8 +84,13 @@ def deploy_time_values(jobs: list[RenderedJob]) -> list[str]:
             image = (pool.get("containerSpec") or {}).get("imageUri", "")
             if image.endswith("@" + UNBUILT_DIGEST):
                 notes.append(f"{j.team}/{j.job} pool {i}: {image.split('@')[0]} is built and pushed by the deploy; its digest is known then")
-            elif image and "@sha256:" not in image and "/vertex-ai/" not in image:
+            elif image in j.pinned_images:
                 notes.append(f"{j.team}/{j.job} pool {i}: {image} is pinned by the deploy to the digest its tag points to")
+            elif image and "@sha256:" not in image and "/vertex-ai/" not in image:
+                notes.append(
+                    f"{j.team}/{j.job} pool {i}: {image} is submitted as written, not pinned: only ${{images.NAME}} "
+                    "references are resolved to a digest; add the image to the team's images: and write ${images.NAME}"
+                )
         notes += [f"{j.team}/{j.job}: {path} is secret, shown as {SECRET_PLACEHOLDER}; the deploy decrypts it" for path in j.secret_paths]
     return notes
 

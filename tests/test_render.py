@@ -149,3 +149,16 @@ def test_googles_spot_example_image_passes_validation_as_written(tmp_path):
     assert done.returncode == 0, done.stderr
     assert f'"imageUri": "{google}"' in done.stdout
     assert "note:" not in done.stderr  # submitted as written: no digest to resolve at deploy time
+
+
+def test_a_literal_tagged_image_is_said_to_be_submitted_as_written_not_pinned(tmp_path):
+    # Only ${images.*} references are resolved to a digest at deploy time (issue 11.20);
+    # a tag written in imageUri goes to Vertex as it is.
+    literal = "us-docker.pkg.dev/acme/x/y:v3"
+    stack = BROKEN_STACK.replace("replicaCount: 2", "replicaCount: 1").replace("strategy: SOMETIMES, timeout: 2h", "strategy: SPOT")
+    (tmp_path / "Pulumi.dev.yaml").write_text(stack.replace("us-docker.pkg.dev/acme/x/y@sha256:" + "0" * 64, literal))
+    done = render_in_subprocess(tmp_path)
+    assert done.returncode == 0, done.stderr
+    note = next(line for line in done.stderr.splitlines() if literal in line)
+    assert "submitted as written" in note and "not pinned" in note and "${images." in note, note
+    assert "digest its tag points to" not in done.stderr
