@@ -1,0 +1,1 @@
+"""`spot-training <verb> <stack>`: the day-two command line around `pulumi up`."""

@@ -1,0 +1,45 @@
+"""Where the command line writes: rich tables and colour on a terminal, plain
+text when piped or in CI (NO_COLOR and TERM=dumb are honoured by rich)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Iterable, Sequence
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+out = Console(soft_wrap=True, highlight=False)
+err = Console(stderr=True, soft_wrap=True, highlight=False)
+
+
+def table(header: Sequence[str], rows: Iterable[Sequence[str]], title: str | None = None) -> None:
+    """A table: boxed on a terminal, columns of plain text otherwise (greppable, diffable)."""
+    rows = [list(map(str, row)) for row in rows]
+    if out.is_terminal:
+        grid = Table(*header, title=title, header_style="bold")
+        for row in rows:
+            grid.add_row(*row)
+        out.print(grid)
+        return
+    if title:
+        print(title)
+    widths = [max(len(r[i]) for r in [list(header)] + rows) for i in range(len(header))]
+    for row in [list(header)] + rows:
+        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+
+
+def error(message: str) -> None:
+    """One clean message, never a traceback."""
+    if err.is_terminal:
+        err.print(f"[bold red]error:[/] {escape(message)}")
+    else:
+        print(f"error: {message}", file=sys.stderr)
+
+
+def note(message: str) -> None:
+    if err.is_terminal:
+        err.print(f"[yellow]note:[/] {escape(message)}")
+    else:
+        print(f"note: {message}", file=sys.stderr)

@@ -1,0 +1,35 @@
+"""`spot-training validate STACK`: the stack config and every job, checked as
+`pulumi preview` would check them, offline; every failure by its config path.
+
+Exit 0 when the stack is deployable, 1 when it is not (the failures on
+stderr), 2 for a stack that does not exist.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from cli import output
+
+
+def register(app: typer.Typer) -> None:
+    app.command(name="validate")(validate)
+
+
+def validate(stack: str = typer.Argument(..., help="a stack of stacks/, e.g. dev")) -> None:
+    """Check the stack config and every job's spec, offline, listing every failure by path."""
+    import pulumi
+
+    from offline.program import UnknownStack
+    from offline.render import render
+
+    try:
+        jobs = render(stack)
+    except UnknownStack as problem:
+        output.error(str(problem))
+        raise typer.Exit(2)
+    except pulumi.RunError as problem:  # ConfigError, StackFileError, SpecError: one message listing every failure
+        output.error(str(problem))
+        raise typer.Exit(1)
+    teams = sorted({job.team for job in jobs})
+    output.out.print(f"{stack}: valid ({len(jobs)} jobs of {len(teams)} teams: {', '.join(teams)})", markup=False)
