@@ -59,10 +59,36 @@ def missing(expected: Any, actual: Any, path: str = "") -> list[str]:
     return [] if expected == actual else [f"{path}: expected {expected!r}, got {actual!r}"]
 
 
+def changes(before: list[dict[str, Any]] | None, after: list[dict[str, Any]]) -> list[str]:
+    """What regenerating an inventory changed, a line per resource: + added, - removed, ~ changed (with the inputs)."""
+    old = {(e["type"], e["name"]): e["inputs"] for e in before or []}
+    new = {(e["type"], e["name"]): e["inputs"] for e in after}
+    lines = [f"+ {t} {n}" for t, n in sorted(new.keys() - old.keys())]
+    lines += [f"- {t} {n}" for t, n in sorted(old.keys() - new.keys())]
+    for key in sorted(old.keys() & new.keys()):
+        if old[key] != new[key]:
+            fields = sorted(k for k in old[key].keys() | new[key].keys() if old[key].get(k) != new[key].get(k))
+            lines.append(f"~ {key[0]} {key[1]}: {', '.join(fields)}")
+    return lines
+
+
+def main(argv: list[str]) -> int:
+    """Regenerates the inventories of the named stacks (all of stacks/ when none) and says what changed."""
+    from tests.program import STACKS, render, stack_config
+
+    for env in argv or sorted(p.name.split(".")[1] for p in STACKS.glob("Pulumi.*.yaml")):
+        path = INVENTORIES / f"{env}.yaml"
+        before = load(env) if path.exists() else None
+        after = plan(render(stack_config(env), stack=env).resources)
+        write(env, after)
+        found = changes(before, after)
+        print(f"{path.relative_to(INVENTORIES.parent.parent)}: " + ("unchanged" if not found else f"{len(found)} resources changed"))
+        for line in found:
+            print(f"  {line}")
+    return 0
+
+
 if __name__ == "__main__":
     import sys
 
-    from tests.program import render, stack_config
-
-    for env in sys.argv[1:]:
-        write(env, plan(render(stack_config(env), stack=env).resources))
+    raise SystemExit(main(sys.argv[1:]))

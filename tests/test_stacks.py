@@ -77,3 +77,25 @@ def test_every_job_runs_as_its_teams_service_account(stack):
     for job in recorder.of_type("SpotTrainingJob"):
         team = job.inputs["labels"]["team"]
         assert job.inputs["jobSpec"]["serviceAccount"] == f"{team}-train-{env}@{project}.iam.gserviceaccount.com", job.name
+
+
+def test_regenerating_an_inventory_says_what_it_changed(tmp_path, monkeypatch, capsys):
+    import shutil
+
+    shutil.copy(inventory.INVENTORIES / "dev.yaml", tmp_path / "dev.yaml")
+    monkeypatch.setattr(inventory, "INVENTORIES", tmp_path / "tests" / "inventories")
+    inventory.INVENTORIES.mkdir(parents=True)
+    entries = inventory.yaml.safe_load((tmp_path / "dev.yaml").read_text())
+    account = next(e for e in entries if e["type"] == "gcp:serviceaccount/account:Account")
+    account["inputs"]["accountId"] = "renamed-account"
+    dropped = entries.pop(0)
+    inventory.write("dev", entries)
+
+    assert inventory.main(["dev"]) == 0
+    said = capsys.readouterr().out
+    assert said.startswith("tests/inventories/dev.yaml: 2 resources changed")
+    assert f"+ {dropped['type']} {dropped['name']}" in said
+    assert f"~ gcp:serviceaccount/account:Account {account['name']}: accountId" in said
+
+    assert inventory.main(["dev"]) == 0
+    assert capsys.readouterr().out.strip() == "tests/inventories/dev.yaml: unchanged"
