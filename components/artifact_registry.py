@@ -7,6 +7,7 @@ resubmits the job, instead of a silent change of what a rerun executes.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -91,6 +92,9 @@ class ContainerRepository(pulumi.ComponentResource):
 
     def pinned_image(self, name: str, tag: str) -> pulumi.Output[str]:
         """`name:tag`, already pushed, resolved to `{url}/{name}@sha256:...` at deploy time."""
+        if pulumi.runtime.is_dry_run():
+            # Tracked by the runtime like any output, so the preview waits for it.
+            pulumi.Output.from_input(self._say_what_to_push_first(name, tag))
         image = gcp.artifactregistry.get_docker_image_output(
             project=self.repository.project,
             location=self._args.location,
@@ -99,6 +103,26 @@ class ContainerRepository(pulumi.ComponentResource):
             opts=pulumi.InvokeOutputOptions(parent=self),
         )
         return image.self_link
+
+    async def _say_what_to_push_first(self, name: str, tag: str) -> None:
+        """A preview of the update that creates this repository says what to push
+        before `up`: the new repository cannot hold the image yet, and resolving
+        its tag would fail with NOT_FOUND halfway through the first `up`.
+        A resource's id is unknown in a preview exactly when the update creates it."""
+        if await self.repository.id.is_known():  # the SDK's Output.is_known: False for what a preview cannot know
+            return
+        project, repository_id, urn = await asyncio.gather(
+            pulumi.Output.from_input(self._args.project).future(),
+            self.repository.repository_id.future(),
+            self.repository.urn.future(),
+        )
+        url = f"{self._args.location}-docker.pkg.dev/{project}/{repository_id}"
+        pulumi.log.warn(
+            f"image {name}:{tag} is read from {url}, which this update creates, so it cannot hold the image yet "
+            f"and `pulumi up` would stop with NOT_FOUND. Create the repository first: pulumi up --target '{urn}'; "
+            f"then push the image: docker push {url}/{name}:{tag}; then run pulumi up.",
+            resource=self,
+        )
 
     def built_image(self, name: str, context: str, dockerfile: Optional[str] = None) -> pulumi.Output[str]:
         """An image built from a local context and pushed here by the stack; its pushed digest.

@@ -55,7 +55,7 @@ def engine_view(inputs: Any) -> Any:
     return inputs
 
 
-def set_mocks(mocks: pulumi.runtime.Mocks, stack: str, monitor: Optional[MockMonitor] = None) -> None:
+def set_mocks(mocks: pulumi.runtime.Mocks, stack: str, monitor: Optional[MockMonitor] = None, preview: bool = False) -> None:
     """pulumi.runtime.set_mocks, with the event loop it needs on every supported Python.
 
     It registers the root Stack at once, whose outputs are asyncio Futures made
@@ -68,17 +68,22 @@ def set_mocks(mocks: pulumi.runtime.Mocks, stack: str, monitor: Optional[MockMon
             asyncio.get_event_loop()  # the thread's loop, if it has one (made here before 3.14)
         except RuntimeError:
             asyncio.set_event_loop(asyncio.new_event_loop())
-    pulumi.runtime.set_mocks(mocks, project=PROJECT, stack=stack, preview=False, monitor=monitor or MockMonitor(mocks))
+    pulumi.runtime.set_mocks(mocks, project=PROJECT, stack=stack, preview=preview, monitor=monitor or MockMonitor(mocks))
 
 
 def run(
-    config: dict, stack: str, mocks: OfflineMocks, monitor: Optional[MockMonitor] = None, secret_keys: Iterable[str] = ()
+    config: dict,
+    stack: str,
+    mocks: OfflineMocks,
+    monitor: Optional[MockMonitor] = None,
+    secret_keys: Iterable[str] = (),
+    preview: bool = False,
 ) -> OfflineMocks:
     """Runs the program with `config`; raises what the program raises.
 
     `secret_keys` are the keys the CLI would list as secret (any `secure:` leaf in them).
     """
-    set_mocks(mocks, stack, monitor)
+    set_mocks(mocks, stack, monitor, preview)
     pulumi.runtime.set_all_config(
         {key: value if isinstance(value, str) else json.dumps(value) for key, value in config.items()},
         list(secret_keys),

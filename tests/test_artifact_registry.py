@@ -74,3 +74,40 @@ def test_an_image_built_from_a_local_context_is_pushed_and_pinned_by_its_digest(
     assert build(tmp_path)[1] == first
     (tmp_path / "evaluate.py").write_text("print('eval')\n")
     assert build(tmp_path)[1] != first  # a change to the context is a new digest
+
+
+class _FirstPreview:
+    """A preview of the stack's first update: every resource is new, so its id is unknown."""
+
+    def __init__(self, new_types):
+        from offline.mocks import OfflineMocks
+
+        class Mocks(OfflineMocks):
+            def new_resource(self, args):
+                id_, state = super().new_resource(args)
+                return (None if args.typ in new_types else id_), state
+
+        self.mocks = Mocks()
+
+
+def _preview_warnings(caplog, new_types):
+    import logging
+
+    from offline.program import run, stack_config
+
+    caplog.set_level(logging.WARNING)
+    run(stack_config("dev"), "dev", _FirstPreview(new_types).mocks, preview=True)
+    return [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+
+
+def test_the_first_preview_says_to_push_a_pushed_image_before_up_when_the_stack_creates_its_repository(caplog):
+    # stacks/Pulumi.dev.yaml: vision's `trainer: {name: trainer, tag: ...}` lives in the repository the stack creates.
+    warnings = _preview_warnings(caplog, {"gcp:artifactregistry/repository:Repository"})
+    [said] = [w for w in warnings if "image trainer:" in w]
+    assert "us-central1-docker.pkg.dev/acme-ml-dev/vision, which this update creates" in said
+    assert "pulumi up --target 'urn:pulumi:dev::spot-training::" in said and "Repository::vision-images'" in said
+    assert "docker push us-central1-docker.pkg.dev/acme-ml-dev/vision/trainer:" in said
+
+
+def test_a_preview_against_an_existing_repository_says_nothing_about_pushing(caplog):
+    assert not [w for w in _preview_warnings(caplog, set()) if "docker push" in w]
