@@ -1,4 +1,4 @@
-"""The README's stack config example is a real stack: it renders."""
+"""The README and the config reference are true: their examples are real, their links lead somewhere."""
 
 import re
 
@@ -8,8 +8,8 @@ from tests.program import ROOT, render
 
 
 def readme_stack_example() -> dict:
-    text = (ROOT / "README.md").read_text()
-    section = text[text.index("## Stack config reference") :]
+    text = (ROOT / "docs" / "config.md").read_text()
+    section = text[text.index("# Stack config reference") :]
     block = re.search(r"```yaml\n(.*?)```", section, re.S).group(1)
     return yaml.safe_load(block)["config"]
 
@@ -18,3 +18,37 @@ def test_the_readme_stack_example_renders_its_jobs():
     config = readme_stack_example()
     jobs = render(config).of_type("SpotTrainingJob")
     assert sorted(j.name for j in jobs) == ["vision-resnet-smoke", "vision-tabular-baseline"]
+
+
+def test_the_readme_is_a_front_door_of_at_most_200_lines():
+    assert len((ROOT / "README.md").read_text().splitlines()) <= 200
+
+
+def test_every_relative_link_of_the_readme_and_docs_leads_to_a_file_and_heading_that_exist():
+    import re
+
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    for page in pages:
+        for target in re.findall(r"\]\(([^)#:]+\.md)?(#[^)]+)?\)", page.read_text()):
+            path, anchor = target
+            if not path and not anchor:
+                continue
+            file = (page.parent / path) if path else page
+            assert file.is_file(), f"{page.name} links to {path}, which does not exist"
+            if anchor:
+                headings = re.findall(r"^#+ (.+)$", file.read_text(), re.M)
+                slugs = {re.sub(r"[^a-z0-9 -]", "", h.lower()).replace(" ", "-") for h in headings}
+                assert anchor[1:] in slugs, f"{page.name} links to {path}{anchor}: no such heading"
+
+
+def test_the_readmes_add_a_job_example_is_a_valid_job():
+    import copy
+
+    text = (ROOT / "README.md").read_text()
+    block = re.search(r"\*\*Add a job\.\*\*.*?```yaml\n(.*?)```", text, re.S).group(1)
+    jobs = yaml.safe_load(block)["jobs"]
+    config = readme_stack_example()
+    teams = copy.deepcopy(config["spot-training:teams"])
+    teams["vision"]["jobs"] = jobs
+    rendered = render({**config, "spot-training:teams": teams}).of_type("SpotTrainingJob")
+    assert [j.name for j in rendered if j.name.startswith("vision-")] == ["vision-resnet"]
