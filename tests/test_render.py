@@ -122,7 +122,7 @@ def test_a_duplicate_key_in_the_stack_file_is_an_error_naming_its_line(tmp_path)
 
 
 def test_merge_keys_are_not_duplicates():
-    from components import stack_file
+    from stack_config import stack_file
 
     assert stack_file.load_yaml("x: &x {p: 1, q: 1}\ny: {<<: *x, p: 2}") == {"x": {"p": 1, "q": 1}, "y": {"p": 2, "q": 1}}
 
@@ -131,7 +131,7 @@ def test_the_program_itself_refuses_a_duplicate_key_with_a_run_error(tmp_path, m
     """Under `pulumi preview`/`up` __main__.py reads the stack file too; a RunError is what the language host prints without a traceback."""
     import pulumi
 
-    from components.stack_file import StackFileError
+    from stack_config.stack_file import StackFileError
 
     (tmp_path / "Pulumi.dev.yaml").write_text(BROKEN_STACK.replace("      jobs:\n", "      jobs:\n        smoke: {}\n"))
     monkeypatch.setenv("SPOT_TRAINING_STACKS_DIR", str(tmp_path))
