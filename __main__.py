@@ -9,7 +9,7 @@ from components.team import TeamTrainingEnvironment, TeamTrainingEnvironmentArgs
 from stack_config import NS, load
 
 # The program's own keys; gcp:* belong to the Google provider, which keeps its secrets itself.
-KEYS = (f"{NS}:environment", f"{NS}:deployers", f"{NS}:teams")
+KEYS = (f"{NS}:environment", f"{NS}:deployers", f"{NS}:teams", f"{NS}:extraRegions")
 
 
 def config_value(key: str):

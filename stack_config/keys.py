@@ -7,7 +7,7 @@ from typing import Collection
 
 NS = "spot-training"
 # The keys of this namespace: the program's, and the policy pack's `policy`.
-STACK_KEYS = ("environment", "deployers", "teams", "policy")
+STACK_KEYS = ("environment", "deployers", "teams", "extraRegions", "policy")
 
 # Config key -> (dataclass field, type) of the component it overrides.
 BUCKET_KEYS = {

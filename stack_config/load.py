@@ -17,6 +17,7 @@ import pulumi
 from components.spot_job import redaction, spec
 from components.team_definition import IMAGE_REF, PACKAGE_REF, ImageConfig, JobConfig, SecretConfig, TeamConfig
 
+from . import place
 from .keys import BODY_KEYS, BUCKET_KEYS, KNOB_KEYS, NS, REPOSITORY_KEYS, STACK_LABELS, unknown_keys
 from .names import bucket_name_ok, clashing_job_names
 from .secrets import Secrets, resolve_secret_refs
@@ -61,9 +62,8 @@ def load(
     secrets = Secrets(secret_leaves, secret_env_values)
     failures += unknown_keys(keys)
     project, region = get("gcp:project"), get("gcp:region")
-    for key, value in (("gcp:project", project), ("gcp:region", region)):
-        if not isinstance(value, str) or not value:
-            failures.append(f"{key}: is required")
+    place.project(project, failures)
+    place.region(region, place.extra_regions(get(f"{NS}:extraRegions"), failures), failures)
     environment = get(f"{NS}:environment")
     if not isinstance(environment, str) or not _ENVIRONMENT.match(environment):
         failures.append(f"{NS}:environment: is required: a short lowercase name such as dev or prod")
