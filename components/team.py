@@ -48,7 +48,9 @@ class TeamTrainingEnvironment(pulumi.ComponentResource):
 
         self.service_account = TrainingServiceAccount(
             f"{name}-trainer",
-            TrainingServiceAccountArgs(**place, users={member_key(m): m for m in [*args.deployers, *team.members]}),
+            TrainingServiceAccountArgs(
+                **place, users={member_key(m): m for m in [*args.deployers, *team.members]}, **team.service_account
+            ),
             opts=child,
         )
         trainer = {"trainer": self.service_account.member}

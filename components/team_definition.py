@@ -49,6 +49,7 @@ class JobConfig:
 class TeamConfig:
     name: str
     members: list[str] = field(default_factory=list)
+    service_account: dict[str, Any] = field(default_factory=dict)  # TrainingServiceAccountArgs field -> value
     bucket: dict[str, Any] = field(default_factory=dict)  # StagingBucketArgs field -> value
     repository: dict[str, Any] = field(default_factory=dict)  # ContainerRepositoryArgs field -> value
     images: dict[str, ImageConfig] = field(default_factory=dict)

@@ -20,6 +20,9 @@ BUCKET_KEYS = {
     "forceDestroy": ("force_destroy", bool),
     "protect": ("protect", bool),
 }
+SERVICE_ACCOUNT_KEYS = {
+    "accountId": ("account_id", str),
+}
 REPOSITORY_KEYS = {
     "repositoryId": ("repository_id", str),
     "keepRecentVersions": ("keep_recent_versions", int),

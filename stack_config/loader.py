@@ -18,8 +18,9 @@ from components.spot_job import redaction, spec
 from components.team_definition import IMAGE_REF, PACKAGE_REF, ImageConfig, JobConfig, SecretConfig, TeamConfig
 
 from . import place
-from .keys import BODY_KEYS, BUCKET_KEYS, KNOB_KEYS, NS, REPOSITORY_KEYS, STACK_LABELS, unknown_keys
-from .names import bucket_name_ok, clashing_job_names
+from . import names
+from .keys import BODY_KEYS, BUCKET_KEYS, KNOB_KEYS, NS, REPOSITORY_KEYS, SERVICE_ACCOUNT_KEYS, STACK_LABELS, unknown_keys
+from .names import bucket_name_ok
 from .secrets import Secrets, resolve_secret_refs
 
 _SECRET_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
@@ -74,8 +75,9 @@ def load(
         failures.append(f"{NS}:teams: is required: a map of team name to team")
     else:
         for name, raw in raw_teams.items():
-            teams[name] = _team(name, raw, f"{NS}:teams.{name}", project, region, secrets, failures)
-        failures += clashing_job_names(teams)
+            teams[name] = _team(name, raw, f"{NS}:teams.{name}", project, region, environment, secrets, failures)
+        failures += names.clashing_resource_names(teams)
+        failures += names.clashing_ids(teams)
     failures += secrets.misplaced()
     if failures:
         # A failure may quote the value it rejects; a secret one is never shown.
@@ -84,16 +86,19 @@ def load(
     return StackConfig(project, region, environment, deployers, teams)
 
 
-def _team(name: str, raw: Any, path: str, project: Any, region: Any, secrets: "Secrets", failures: list[str]) -> TeamConfig:
+def _team(
+    name: str, raw: Any, path: str, project: Any, region: Any, environment: Any, secrets: "Secrets", failures: list[str]
+) -> TeamConfig:
     team = TeamConfig(name)
     if not _TEAM_NAME.match(name):
         failures.append(f"{path}: team names are 1-20 lowercase letters, digits and '-', starting with a letter")
     if not isinstance(raw, dict):
         failures.append(f"{path}: must be a team (members, bucket, repository, images, packages, jobs)")
         return team
-    known = ("members", "bucket", "repository", "images", "packages", "secrets", "jobs")
+    known = ("members", "serviceAccount", "bucket", "repository", "images", "packages", "secrets", "jobs")
     failures += [f"{path}.{key}: unknown key; a team takes {', '.join(known)}" for key in raw if key not in known]
     team.members = _members(raw.get("members") or [], f"{path}.members", failures)
+    _service_account(team, raw.get("serviceAccount") or {}, path, environment, failures)
     team.bucket = _overrides(raw.get("bucket") or {}, BUCKET_KEYS, f"{path}.bucket", failures)
     if "name" in team.bucket and not bucket_name_ok(team.bucket["name"]):
         failures.append(
@@ -101,7 +106,21 @@ def _team(name: str, raw: Any, path: str, project: Any, region: Any, secrets: "S
             "lowercase letters, digits, '-', '_' and '.', starting and ending with a letter or digit, not an IP "
             "address, not starting with 'goog' (https://cloud.google.com/storage/docs/buckets#naming)"
         )
+    elif "name" not in team.bucket and isinstance(project, str) and not bucket_name_ok(default := f"{project}-{name}-staging"):
+        failures.append(
+            f"{path}.bucket.name: the default {default!r} is not a Cloud Storage bucket name ({{project}}-{{team}}-staging; "
+            "https://cloud.google.com/storage/docs/buckets#naming): set bucket.name"
+        )
     team.repository = _overrides(raw.get("repository") or {}, REPOSITORY_KEYS, f"{path}.repository", failures)
+    repository_id = team.repository.get("repository_id")
+    rule = (
+        "an Artifact Registry repository id: lowercase letters, digits and '-', starting with a letter, ending with a "
+        "letter or digit, at most 63 (https://cloud.google.com/artifact-registry/docs/repositories/create-repos)"
+    )
+    if repository_id is not None and not names.REPOSITORY_ID.match(repository_id):
+        failures.append(f"{path}.repository.repositoryId: {repository_id!r} is not {rule}")
+    elif repository_id is None and not names.REPOSITORY_ID.match(name):
+        failures.append(f"{path}.repository.repositoryId: the default, the team's name {name!r}, is not {rule}: set repositoryId")
     for key, image in _mapping(raw.get("images"), f"{path}.images", failures).items():
         team.images[key] = _image(image, f"{path}.images.{key}", failures)
     for key, package in _mapping(raw.get("packages"), f"{path}.packages", failures).items():
@@ -117,10 +136,23 @@ def _team(name: str, raw: Any, path: str, project: Any, region: Any, secrets: "S
         if parsed_secret is not None:
             team.secrets[key] = parsed_secret
     for key, job in _mapping(raw.get("jobs"), f"{path}.jobs", failures).items():
-        parsed = _job(job, f"{path}.jobs.{key}", team, project, region, secrets, failures)
+        parsed = _job(key, job, f"{path}.jobs.{key}", team, project, region, secrets, failures)
         if parsed is not None:
             team.jobs[key] = parsed
     return team
+
+
+def _service_account(team: TeamConfig, raw: Any, path: str, environment: Any, failures: list[str]) -> None:
+    """The team's service account id: set (`serviceAccount.accountId`) or derived, always one IAM takes."""
+    team.service_account = _overrides(raw, SERVICE_ACCOUNT_KEYS, f"{path}.serviceAccount", failures)
+    account_id = team.service_account.get("account_id")
+    if account_id is None:
+        team.service_account["account_id"] = names.account_id(team.name, environment if isinstance(environment, str) else "")
+    elif not names.ACCOUNT_ID.match(account_id):
+        failures.append(
+            f"{path}.serviceAccount.accountId: {account_id!r} is not a service account id: 6-30 lowercase letters, digits "
+            "and '-', starting with a letter, ending with a letter or digit (https://cloud.google.com/iam/docs/service-accounts-create)"
+        )
 
 
 def _image(raw: Any, path: str, failures: list[str]) -> ImageConfig:
@@ -155,7 +187,7 @@ def _secret(key: str, raw: Any, path: str, failures: list[str]) -> SecretConfig 
     return SecretConfig(secret, str(version)) if ok else None
 
 
-def _job(raw: Any, path: str, team: TeamConfig, project: Any, region: Any, secrets: "Secrets", failures: list[str]) -> JobConfig | None:
+def _job(name: Any, raw: Any, path: str, team: TeamConfig, project: Any, region: Any, secrets: "Secrets", failures: list[str]) -> JobConfig | None:
     if not isinstance(raw, dict):
         failures.append(f"{path}: must be a job: the Vertex REST jobSpec fields, plus displayName, labels, ...")
         return None
@@ -195,7 +227,8 @@ def _job(raw: Any, path: str, team: TeamConfig, project: Any, region: Any, secre
     inputs = {
         "project": project,
         "location": region,
-        "displayName": body.get("displayName") or "stand-in",
+        # The team's default when unset ({team}-{job}), so a job name too long for it is found here.
+        "displayName": body.get("displayName") or f"{team.name}-{name}",
         **{k: v for k, v in body.items() if k != "jobSpec"},
         "jobSpec": stand_in,
         **knobs,
@@ -203,7 +236,8 @@ def _job(raw: Any, path: str, team: TeamConfig, project: Any, region: Any, secre
     for failure in spec.validate(inputs):
         if failure.path in ("project", "location"):
             continue  # reported once, as gcp:project / gcp:region
-        failures.append(f"{path}.{failure.path.removeprefix('jobSpec.')}: {failure.reason}")
+        default = " (the default, {team}-{job}: set displayName or shorten the job's name)" if failure.path == "displayName" and not body.get("displayName") else ""
+        failures.append(f"{path}.{failure.path.removeprefix('jobSpec.')}: {failure.reason}{default}")
     return JobConfig(
         body=body, knobs={KNOB_KEYS[k]: v for k, v in knobs.items()}, secret_paths=secrets.of_job(path, raw), secrets=used
     )
