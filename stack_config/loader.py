@@ -78,6 +78,7 @@ def load(
             teams[name] = _team(name, raw, f"{NS}:teams.{name}", project, region, environment, secrets, failures)
         failures += names.clashing_resource_names(teams)
         failures += names.clashing_ids(teams)
+        failures += names.clashing_members(deployers, teams)
     failures += secrets.misplaced()
     if failures:
         # A failure may quote the value it rejects; a secret one is never shown.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 
+from components.team import member_key  # the component's own naming of grants, not a copy of it
 from components.team_definition import TeamConfig
 
 from .keys import NS
@@ -96,4 +97,23 @@ def clashing_ids(teams: dict[str, TeamConfig]) -> list[str]:
                 failures.append(f"{where}: {value!r} is also {first[value]}'s; two teams cannot share it, set one")
             else:
                 first[value] = where
+    return failures
+
+
+def clashing_members(deployers: list[str], teams: dict[str, TeamConfig]) -> list[str]:
+    """A team's actAs grants are named by member (group:a.b@x -> group-a-b-x): two members that derive
+    one name would be one grant, and one of them silently without it."""
+    failures = []
+    for team in teams.values():
+        first: dict[str, tuple[str, str]] = {}
+        listed = [(f"{NS}:deployers[{i}]", m) for i, m in enumerate(deployers)]
+        listed += [(f"{NS}:teams.{team.name}.members[{i}]", m) for i, m in enumerate(team.members)]
+        for where, member in listed:
+            key = member_key(member)
+            if key in first and first[key][1] != member:
+                failures.append(
+                    f"{where}: {member!r} and {first[key][0]} ({first[key][1]!r}) derive one grant name {key!r}; "
+                    "list only one of them"
+                )
+            first.setdefault(key, (where, member))
     return failures

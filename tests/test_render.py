@@ -149,3 +149,14 @@ def test_googles_spot_example_image_passes_validation_as_written(tmp_path):
     assert done.returncode == 0, done.stderr
     assert f'"imageUri": "{google}"' in done.stdout
     assert "note:" not in done.stderr  # submitted as written: no digest to resolve at deploy time
+
+
+def test_a_bad_project_and_region_stop_the_offline_render_naming_each_key(tmp_path):
+    fixed = BROKEN_STACK.replace("replicaCount: 2", "replicaCount: 1").replace("strategy: SOMETIMES, timeout: 2h", "strategy: SPOT")
+    (tmp_path / "Pulumi.dev.yaml").write_text(fixed.replace("acme-ml-dev", "Acme_ML").replace("us-central1", "us central"))
+    done = render_in_subprocess(tmp_path)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "gcp:project: 'Acme_ML' is not a project id" in done.stderr, done.stderr
+    # Google's table: https://cloud.google.com/vertex-ai/docs/general/locations
+    assert "gcp:region: 'us central' is not a region Vertex AI custom training runs in; did you mean us-central1?" in done.stderr
+    assert "spot-training:extraRegions" in done.stderr

@@ -164,3 +164,20 @@ def test_the_account_id_rule_is_the_one_the_component_guards():
     from components import service_account
 
     assert service_account._ACCOUNT_ID.pattern == ACCOUNT_ID.pattern
+
+
+def test_layers_point_one_way_components_never_import_the_config_layer():
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    for module in (root / "components").rglob("*.py"):
+        for node in ast.walk(ast.parse(module.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            assert not any(n.split(".")[0] in ("stack_config", "offline") for n in names), module
+
+
+def test_two_members_of_one_team_deriving_one_grant_name_is_an_error_naming_both():
+    # Both would be granted actAs under the resource name ...-group-a-b-acme-example: one grant silently lost.
+    message = failures_of(config({"vision": {"members": ["group:a.b@acme.example", "group:a-b@acme.example"]}}))
+    assert "spot-training:teams.vision.members[1]: " in message and "spot-training:teams.vision.members[0]" in message
