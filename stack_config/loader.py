@@ -91,7 +91,8 @@ def _team(
     name: str, raw: Any, path: str, project: Any, region: Any, environment: Any, secrets: "Secrets", failures: list[str]
 ) -> TeamConfig:
     team = TeamConfig(name)
-    if not _TEAM_NAME.match(name):
+    named = bool(_TEAM_NAME.match(name))  # the defaults derived from a bad name are not reported as well
+    if not named:
         failures.append(f"{path}: team names are 1-20 lowercase letters, digits and '-', starting with a letter")
     if not isinstance(raw, dict):
         failures.append(f"{path}: must be a team (members, bucket, repository, images, packages, jobs)")
@@ -107,7 +108,7 @@ def _team(
             "lowercase letters, digits, '-', '_' and '.', starting and ending with a letter or digit, not an IP "
             "address, not starting with 'goog' (https://cloud.google.com/storage/docs/buckets#naming)"
         )
-    elif "name" not in team.bucket and isinstance(project, str) and not bucket_name_ok(default := f"{project}-{name}-staging"):
+    elif "name" not in team.bucket and named and isinstance(project, str) and not bucket_name_ok(default := f"{project}-{name}-staging"):
         failures.append(
             f"{path}.bucket.name: the default {default!r} is not a Cloud Storage bucket name ({{project}}-{{team}}-staging; "
             "https://cloud.google.com/storage/docs/buckets#naming): set bucket.name"
@@ -120,7 +121,7 @@ def _team(
     )
     if repository_id is not None and not names.REPOSITORY_ID.match(repository_id):
         failures.append(f"{path}.repository.repositoryId: {repository_id!r} is not {rule}")
-    elif repository_id is None and not names.REPOSITORY_ID.match(name):
+    elif repository_id is None and named and not names.REPOSITORY_ID.match(name):
         failures.append(f"{path}.repository.repositoryId: the default, the team's name {name!r}, is not {rule}: set repositoryId")
     for key, image in _mapping(raw.get("images"), f"{path}.images", failures).items():
         team.images[key] = _image(image, f"{path}.images.{key}", failures)
