@@ -4,12 +4,12 @@ import json
 
 import pulumi
 
-from components import stack_file
+from stack_config import stack_file
 from components.team import TeamTrainingEnvironment, TeamTrainingEnvironmentArgs
-from components.team_config import NS, load
+from stack_config import NS, load
 
 # The program's own keys; gcp:* belong to the Google provider, which keeps its secrets itself.
-KEYS = (f"{NS}:environment", f"{NS}:deployers", f"{NS}:teams")
+KEYS = (f"{NS}:environment", f"{NS}:deployers", f"{NS}:teams", f"{NS}:extraRegions")
 
 
 def config_value(key: str):

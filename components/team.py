@@ -16,7 +16,7 @@ from .service_account import TrainingServiceAccount, TrainingServiceAccountArgs
 from .spot_job import property_paths
 from .spot_job.resource import SpotTrainingJob, SpotTrainingJobArgs
 from .staging_bucket import OUTPUTS_PREFIX, StagingBucket, StagingBucketArgs
-from .team_config import IMAGE_REF, PACKAGE_REF, TeamConfig
+from .team_definition import IMAGE_REF, PACKAGE_REF, TeamConfig
 from .training_package import TrainingPackage, TrainingPackageArgs
 
 # Vertex AI pulls custom training images as its service agents.
@@ -48,7 +48,9 @@ class TeamTrainingEnvironment(pulumi.ComponentResource):
 
         self.service_account = TrainingServiceAccount(
             f"{name}-trainer",
-            TrainingServiceAccountArgs(**place, users={member_key(m): m for m in [*args.deployers, *team.members]}),
+            TrainingServiceAccountArgs(
+                **place, users={member_key(m): m for m in [*args.deployers, *team.members]}, **team.service_account
+            ),
             opts=child,
         )
         trainer = {"trainer": self.service_account.member}

@@ -13,8 +13,8 @@ import pulumi
 from pulumi.runtime import rpc
 from pulumi.runtime.mocks import MockMonitor
 
-from components import stack_file
 from offline.mocks import OfflineMocks
+from stack_config import stack_file
 
 ROOT = Path(__file__).resolve().parent.parent
 STACKS = ROOT / "stacks"

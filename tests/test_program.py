@@ -2,7 +2,7 @@
 
 import pytest
 
-from components.team_config import ConfigError
+from stack_config import ConfigError
 from tests.fixtures import docs_request_body
 from tests.program import STACKS, Recorder, render, stack_config
 

@@ -122,7 +122,7 @@ def test_a_duplicate_key_in_the_stack_file_is_an_error_naming_its_line(tmp_path)
 
 
 def test_merge_keys_are_not_duplicates():
-    from components import stack_file
+    from stack_config import stack_file
 
     assert stack_file.load_yaml("x: &x {p: 1, q: 1}\ny: {<<: *x, p: 2}") == {"x": {"p": 1, "q": 1}, "y": {"p": 2, "q": 1}}
 
@@ -131,7 +131,7 @@ def test_the_program_itself_refuses_a_duplicate_key_with_a_run_error(tmp_path, m
     """Under `pulumi preview`/`up` __main__.py reads the stack file too; a RunError is what the language host prints without a traceback."""
     import pulumi
 
-    from components.stack_file import StackFileError
+    from stack_config.stack_file import StackFileError
 
     (tmp_path / "Pulumi.dev.yaml").write_text(BROKEN_STACK.replace("      jobs:\n", "      jobs:\n        smoke: {}\n"))
     monkeypatch.setenv("SPOT_TRAINING_STACKS_DIR", str(tmp_path))
@@ -162,3 +162,14 @@ def test_a_literal_tagged_image_is_said_to_be_submitted_as_written_not_pinned(tm
     note = next(line for line in done.stderr.splitlines() if literal in line)
     assert "submitted as written" in note and "not pinned" in note and "${images." in note, note
     assert "digest its tag points to" not in done.stderr
+
+
+def test_a_bad_project_and_region_stop_the_offline_render_naming_each_key(tmp_path):
+    fixed = BROKEN_STACK.replace("replicaCount: 2", "replicaCount: 1").replace("strategy: SOMETIMES, timeout: 2h", "strategy: SPOT")
+    (tmp_path / "Pulumi.dev.yaml").write_text(fixed.replace("acme-ml-dev", "Acme_ML").replace("us-central1", "us central"))
+    done = render_in_subprocess(tmp_path)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "gcp:project: 'Acme_ML' is not a project id" in done.stderr, done.stderr
+    # Google's table: https://cloud.google.com/vertex-ai/docs/general/locations
+    assert "gcp:region: 'us central' is not a region Vertex AI custom training runs in; did you mean us-central1?" in done.stderr
+    assert "spot-training:extraRegions" in done.stderr

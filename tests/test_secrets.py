@@ -19,7 +19,7 @@ import sys
 import pytest
 import yaml
 
-from components.team_config import ConfigError
+from stack_config import ConfigError
 from tests.fixtures import docs_request_body
 from tests.program import ROOT, Recorder, render, render_components
 

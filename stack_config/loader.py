@@ -7,61 +7,28 @@ leaves half a stack behind. Unknown keys are errors, not silently ignored.
 from __future__ import annotations
 
 import copy
-import difflib
 import re
 from pathlib import Path
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Collection
 
 import pulumi
 
-from .spot_job import property_paths, redaction, spec
+from components.spot_job import redaction, spec
+from components.team_definition import IMAGE_REF, PACKAGE_REF, ImageConfig, JobConfig, SecretConfig, TeamConfig
 
-NS = "spot-training"
-IMAGE_REF = re.compile(r"^\$\{images\.([A-Za-z0-9_-]+)\}$")
-PACKAGE_REF = re.compile(r"^\$\{packages\.([A-Za-z0-9_-]+)\}$")
-# Anywhere in an env value: resolved to the secret version's resource name,
-# which the training code reads from Secret Manager at run time.
-SECRET_REF = re.compile(r"\$\{secrets\.([A-Za-z0-9_-]+)\}")
+from . import place
+from . import names
+from .keys import BODY_KEYS, BUCKET_KEYS, KNOB_KEYS, NS, REPOSITORY_KEYS, SERVICE_ACCOUNT_KEYS, STACK_LABELS, unknown_keys
+from .names import bucket_name_ok
+from .secrets import Secrets, resolve_secret_refs
+
 _SECRET_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 _SECRET = re.compile(r"^projects/[a-z0-9][a-z0-9.:-]*/secrets/[A-Za-z0-9_-]{1,255}$")
 _SECRET_VERSION = re.compile(r"^(latest|[1-9][0-9]*)$")
 _TEAM_NAME = re.compile(r"^[a-z][a-z0-9-]{0,19}$")
 _MEMBER = re.compile(r"^(user|group|serviceAccount|domain|principal|principalSet):\S+$")
 _ENVIRONMENT = re.compile(r"^[a-z][a-z0-9-]{0,15}$")
-
-# Config key -> (dataclass field, type) of the component it overrides.
-BUCKET_KEYS = {
-    "name": ("name", str),
-    "packageRetentionDays": ("package_retention_days", int),
-    "outputRetentionDays": ("output_retention_days", int),
-    "abortIncompleteUploadDays": ("abort_incomplete_upload_days", int),
-    "versioning": ("versioning", bool),
-    "kmsKeyName": ("kms_key_name", str),
-    "forceDestroy": ("force_destroy", bool),
-    "protect": ("protect", bool),
-}
-REPOSITORY_KEYS = {
-    "repositoryId": ("repository_id", str),
-    "keepRecentVersions": ("keep_recent_versions", int),
-    "deleteUntaggedAfterDays": ("delete_untagged_after_days", int),
-    "cleanupDryRun": ("cleanup_dry_run", bool),
-    "immutableTags": ("immutable_tags", bool),
-}
-# Labels the stack puts on every job itself: a user's would be overwritten.
-STACK_LABELS = ("team", "environment")
-# Keys of a job entry that belong to the CustomJob, not to its jobSpec.
-BODY_KEYS = ("displayName", "labels", "encryptionSpec")
-# Keys of a job entry that steer the provider: config key -> SpotTrainingJobArgs field.
-KNOB_KEYS = {
-    "rerun": "rerun",
-    "resubmission": "resubmission",
-    "waitFor": "wait_for",
-    "waitTimeout": "wait_timeout",
-    "onDelete": "on_delete",
-    "deleteTimeout": "delete_timeout",
-    "replaceOrder": "replace_order",
-}
 
 
 class ConfigError(pulumi.RunError):
@@ -70,45 +37,6 @@ class ConfigError(pulumi.RunError):
     def __init__(self, failures: list[str]) -> None:
         self.failures = failures
         super().__init__("invalid stack config:\n  " + "\n  ".join(failures))
-
-
-@dataclass
-class ImageConfig:
-    name: str | None = None
-    tag: str | None = None
-    context: str | None = None  # built by the stack when set
-    dockerfile: str | None = None
-
-
-@dataclass
-class SecretConfig:
-    secret: str  # projects/P/secrets/S, a Secret Manager secret the team's account may read
-    version: str = "latest"
-
-    @property
-    def version_name(self) -> str:
-        return f"{self.secret}/versions/{self.version}"
-
-
-@dataclass
-class JobConfig:
-    body: dict[str, Any]  # displayName, labels, encryptionSpec, jobSpec: image and package references still unresolved
-    knobs: dict[str, Any] = field(default_factory=dict)  # SpotTrainingJobArgs field -> value
-    # Paths into `body` (as the resource's inputs) of values set with `pulumi config set --secret`.
-    secret_paths: list[str] = field(default_factory=list)
-    secrets: list[str] = field(default_factory=list)  # keys of the team's secrets it refers to
-
-
-@dataclass
-class TeamConfig:
-    name: str
-    members: list[str] = field(default_factory=list)
-    bucket: dict[str, Any] = field(default_factory=dict)  # StagingBucketArgs field -> value
-    repository: dict[str, Any] = field(default_factory=dict)  # ContainerRepositoryArgs field -> value
-    images: dict[str, ImageConfig] = field(default_factory=dict)
-    packages: dict[str, str] = field(default_factory=dict)  # key -> built sdist/wheel path
-    secrets: dict[str, SecretConfig] = field(default_factory=dict)
-    jobs: dict[str, JobConfig] = field(default_factory=dict)
 
 
 @dataclass
@@ -132,12 +60,11 @@ def load(
     (the config says the key is secret but not which of its values).
     """
     failures: list[str] = []
-    secrets = _Secrets(secret_leaves, secret_env_values)
-    failures += _unknown_keys(keys)
+    secrets = Secrets(secret_leaves, secret_env_values)
+    failures += unknown_keys(keys)
     project, region = get("gcp:project"), get("gcp:region")
-    for key, value in (("gcp:project", project), ("gcp:region", region)):
-        if not isinstance(value, str) or not value:
-            failures.append(f"{key}: is required")
+    place.project(project, failures)
+    place.region(region, place.extra_regions(get(f"{NS}:extraRegions"), failures), failures)
     environment = get(f"{NS}:environment")
     if not isinstance(environment, str) or not _ENVIRONMENT.match(environment):
         failures.append(f"{NS}:environment: is required: a short lowercase name such as dev or prod")
@@ -148,8 +75,10 @@ def load(
         failures.append(f"{NS}:teams: is required: a map of team name to team")
     else:
         for name, raw in raw_teams.items():
-            teams[name] = _team(name, raw, f"{NS}:teams.{name}", project, region, secrets, failures)
-        failures += _clashing_job_names(teams)
+            teams[name] = _team(name, raw, f"{NS}:teams.{name}", project, region, environment, secrets, failures)
+        failures += names.clashing_resource_names(teams)
+        failures += names.clashing_ids(teams)
+        failures += names.clashing_members(deployers, teams)
     failures += secrets.misplaced()
     if failures:
         # A failure may quote the value it rejects; a secret one is never shown.
@@ -158,76 +87,42 @@ def load(
     return StackConfig(project, region, environment, deployers, teams)
 
 
-# Cloud Storage's bucket naming rules (https://cloud.google.com/storage/docs/buckets#naming):
-# 3-63 characters (up to 222 with dots, each dot-separated part at most 63) of
-# lowercase letters, digits, '-', '_' and '.', starting and ending with a letter
-# or digit; not an IP address; no "goog" prefix and no "google" in it.
-_BUCKET = re.compile(r"^[a-z0-9][a-z0-9._-]*[a-z0-9]$")
-_IP = re.compile(r"^\d{1,3}(\.\d{1,3}){3}$")
-
-
-def _bucket_name_ok(name: str) -> bool:
-    limit = 222 if "." in name else 63
-    return (
-        3 <= len(name) <= limit
-        and bool(_BUCKET.match(name))
-        and all(0 < len(part) <= 63 for part in name.split("."))
-        and not _IP.match(name)
-        and not name.startswith("goog")
-        and "google" not in name
-    )
-
-
-def _clashing_job_names(teams: dict[str, "TeamConfig"]) -> list[str]:
-    """Jobs are named `{team}-{job}`: team nlp's bert-finetune and team nlp-bert's
-    finetune would be one resource, a URN clash only `pulumi up` would find."""
-    first: dict[str, str] = {}
-    failures = []
-    for team in teams.values():
-        for job in team.jobs:
-            resource, path = f"{team.name}-{job}", f"{NS}:teams.{team.name}.jobs.{job}"
-            if resource in first:
-                failures.append(f"{path}: its resource name {resource!r} is also {first[resource]}'s; rename one of the jobs")
-            else:
-                first[resource] = path
-    return failures
-
-
-# The keys of this namespace: the program's, and the policy pack's `policy`.
-STACK_KEYS = ("environment", "deployers", "teams", "policy")
-
-
-def _unknown_keys(keys: Collection[str]) -> list[str]:
-    """A misspelt key is not silently ignored: `spot-training:deployer` would drop every deployer's actAs."""
-    failures = []
-    for key in sorted(k for k in keys if k.startswith(f"{NS}:")):
-        name = key.split(":", 1)[1]
-        if name in STACK_KEYS:
-            continue
-        close = difflib.get_close_matches(name, STACK_KEYS, n=1)
-        hint = f"did you mean {NS}:{close[0]}?" if close else f"the keys are {', '.join(f'{NS}:{k}' for k in STACK_KEYS)}"
-        failures.append(f"{key}: unknown key; {hint}")
-    return failures
-
-
-def _team(name: str, raw: Any, path: str, project: Any, region: Any, secrets: "_Secrets", failures: list[str]) -> TeamConfig:
+def _team(
+    name: str, raw: Any, path: str, project: Any, region: Any, environment: Any, secrets: "Secrets", failures: list[str]
+) -> TeamConfig:
     team = TeamConfig(name)
-    if not _TEAM_NAME.match(name):
+    named = bool(_TEAM_NAME.match(name))  # the defaults derived from a bad name are not reported as well
+    if not named:
         failures.append(f"{path}: team names are 1-20 lowercase letters, digits and '-', starting with a letter")
     if not isinstance(raw, dict):
         failures.append(f"{path}: must be a team (members, bucket, repository, images, packages, jobs)")
         return team
-    known = ("members", "bucket", "repository", "images", "packages", "secrets", "jobs")
+    known = ("members", "serviceAccount", "bucket", "repository", "images", "packages", "secrets", "jobs")
     failures += [f"{path}.{key}: unknown key; a team takes {', '.join(known)}" for key in raw if key not in known]
     team.members = _members(raw.get("members") or [], f"{path}.members", failures)
+    _service_account(team, raw.get("serviceAccount") or {}, path, environment, failures)
     team.bucket = _overrides(raw.get("bucket") or {}, BUCKET_KEYS, f"{path}.bucket", failures)
-    if "name" in team.bucket and not _bucket_name_ok(team.bucket["name"]):
+    if "name" in team.bucket and not bucket_name_ok(team.bucket["name"]):
         failures.append(
             f"{path}.bucket.name: {team.bucket['name']!r} is not a Cloud Storage bucket name: 3-63 characters of "
             "lowercase letters, digits, '-', '_' and '.', starting and ending with a letter or digit, not an IP "
             "address, not starting with 'goog' (https://cloud.google.com/storage/docs/buckets#naming)"
         )
+    elif "name" not in team.bucket and named and isinstance(project, str) and not bucket_name_ok(default := f"{project}-{name}-staging"):
+        failures.append(
+            f"{path}.bucket.name: the default {default!r} is not a Cloud Storage bucket name ({{project}}-{{team}}-staging; "
+            "https://cloud.google.com/storage/docs/buckets#naming): set bucket.name"
+        )
     team.repository = _overrides(raw.get("repository") or {}, REPOSITORY_KEYS, f"{path}.repository", failures)
+    repository_id = team.repository.get("repository_id")
+    rule = (
+        "an Artifact Registry repository id: lowercase letters, digits and '-', starting with a letter, ending with a "
+        "letter or digit, at most 63 (https://cloud.google.com/artifact-registry/docs/repositories/create-repos)"
+    )
+    if repository_id is not None and not names.REPOSITORY_ID.match(repository_id):
+        failures.append(f"{path}.repository.repositoryId: {repository_id!r} is not {rule}")
+    elif repository_id is None and named and not names.REPOSITORY_ID.match(name):
+        failures.append(f"{path}.repository.repositoryId: the default, the team's name {name!r}, is not {rule}: set repositoryId")
     for key, image in _mapping(raw.get("images"), f"{path}.images", failures).items():
         team.images[key] = _image(image, f"{path}.images.{key}", failures)
     for key, package in _mapping(raw.get("packages"), f"{path}.packages", failures).items():
@@ -243,10 +138,23 @@ def _team(name: str, raw: Any, path: str, project: Any, region: Any, secrets: "_
         if parsed_secret is not None:
             team.secrets[key] = parsed_secret
     for key, job in _mapping(raw.get("jobs"), f"{path}.jobs", failures).items():
-        parsed = _job(job, f"{path}.jobs.{key}", team, project, region, secrets, failures)
+        parsed = _job(key, job, f"{path}.jobs.{key}", team, project, region, secrets, failures)
         if parsed is not None:
             team.jobs[key] = parsed
     return team
+
+
+def _service_account(team: TeamConfig, raw: Any, path: str, environment: Any, failures: list[str]) -> None:
+    """The team's service account id: set (`serviceAccount.accountId`) or derived, always one IAM takes."""
+    team.service_account = _overrides(raw, SERVICE_ACCOUNT_KEYS, f"{path}.serviceAccount", failures)
+    account_id = team.service_account.get("account_id")
+    if account_id is None:
+        team.service_account["account_id"] = names.account_id(team.name, environment if isinstance(environment, str) else "")
+    elif not names.ACCOUNT_ID.match(account_id):
+        failures.append(
+            f"{path}.serviceAccount.accountId: {account_id!r} is not a service account id: 6-30 lowercase letters, digits "
+            "and '-', starting with a letter, ending with a letter or digit (https://cloud.google.com/iam/docs/service-accounts-create)"
+        )
 
 
 def _image(raw: Any, path: str, failures: list[str]) -> ImageConfig:
@@ -281,7 +189,7 @@ def _secret(key: str, raw: Any, path: str, failures: list[str]) -> SecretConfig 
     return SecretConfig(secret, str(version)) if ok else None
 
 
-def _job(raw: Any, path: str, team: TeamConfig, project: Any, region: Any, secrets: "_Secrets", failures: list[str]) -> JobConfig | None:
+def _job(name: Any, raw: Any, path: str, team: TeamConfig, project: Any, region: Any, secrets: "Secrets", failures: list[str]) -> JobConfig | None:
     if not isinstance(raw, dict):
         failures.append(f"{path}: must be a job: the Vertex REST jobSpec fields, plus displayName, labels, ...")
         return None
@@ -299,7 +207,7 @@ def _job(raw: Any, path: str, team: TeamConfig, project: Any, region: Any, secre
     if isinstance(knobs.get("rerun"), (int, float)) and not isinstance(knobs["rerun"], bool):
         knobs["rerun"] = str(knobs["rerun"])  # `rerun: 2` reads as a number; any value will do
     body["jobSpec"] = job_spec
-    used = _resolve_secret_refs(job_spec, path, team, failures)
+    used = resolve_secret_refs(job_spec, path, team, failures)
     # Validate with references replaced by stand-ins of the right form; their
     # own existence is checked here, their values are known only at deploy time.
     stand_in = copy.deepcopy(job_spec)
@@ -321,7 +229,8 @@ def _job(raw: Any, path: str, team: TeamConfig, project: Any, region: Any, secre
     inputs = {
         "project": project,
         "location": region,
-        "displayName": body.get("displayName") or "stand-in",
+        # The team's default when unset ({team}-{job}), so a job name too long for it is found here.
+        "displayName": body.get("displayName") or f"{team.name}-{name}",
         **{k: v for k, v in body.items() if k != "jobSpec"},
         "jobSpec": stand_in,
         **knobs,
@@ -329,7 +238,8 @@ def _job(raw: Any, path: str, team: TeamConfig, project: Any, region: Any, secre
     for failure in spec.validate(inputs):
         if failure.path in ("project", "location"):
             continue  # reported once, as gcp:project / gcp:region
-        failures.append(f"{path}.{failure.path.removeprefix('jobSpec.')}: {failure.reason}")
+        default = " (the default, {team}-{job}: set displayName or shorten the job's name)" if failure.path == "displayName" and not body.get("displayName") else ""
+        failures.append(f"{path}.{failure.path.removeprefix('jobSpec.')}: {failure.reason}{default}")
     return JobConfig(
         body=body, knobs={KNOB_KEYS[k]: v for k, v in knobs.items()}, secret_paths=secrets.of_job(path, raw), secrets=used
     )
@@ -405,79 +315,3 @@ def _overrides(raw: Any, keys: dict, path: str, failures: list[str]) -> dict[str
     return out
 
 
-def _resolve_secret_refs(job_spec: dict, path: str, team: TeamConfig, failures: list[str]) -> list[str]:
-    """Replaces ${secrets.KEY} in env values by the secret version's name; the keys it found.
-
-    Known from the config alone, so resolved here (unlike an image's digest).
-    """
-    used: list[str] = []
-
-    def resolve(match: re.Match, where: str) -> str:
-        key = match.group(1)
-        if key not in team.secrets:
-            failures.append(f"{where}: {match.group(0)} names no secret of this team; it has {', '.join(team.secrets) or 'no secrets'}")
-            return match.group(0)
-        used.append(key)
-        return team.secrets[key].version_name
-
-    for env_path, env in _envs(job_spec):
-        for j, var in enumerate(env):
-            if isinstance(var, dict) and isinstance(var.get("value"), str):
-                where = f"{path}.{env_path}[{j}].value"
-                var["value"] = SECRET_REF.sub(lambda m: resolve(m, where), var["value"])
-    return sorted(set(used))
-
-
-def _envs(job_spec: dict) -> list[tuple[str, list]]:
-    """Each env list of a job's pools, with its path: workerPoolSpecs[0].containerSpec.env."""
-    found = []
-    for i, pool in enumerate(job_spec.get("workerPoolSpecs") or []):
-        for task in ("containerSpec", "pythonPackageSpec"):
-            task_spec = pool.get(task) if isinstance(pool, dict) else None
-            env = task_spec.get("env") if isinstance(task_spec, dict) else None
-            if isinstance(env, list):
-                found.append((f"workerPoolSpecs[{i}].{task}.env", env))
-    return found
-
-
-class _Secrets:
-    """Which values of the config are secret, job by job, and what they are (never to be shown)."""
-
-    def __init__(self, leaves: Collection[str], env_values: bool) -> None:
-        self.leaves = list(leaves)
-        self.env_values = env_values
-        self.placed: set[str] = set()  # leaves that fell inside a job's spec
-        self.paths: dict[str, list[str]] = {}  # job config path -> paths of its inputs that are secret
-
-    def of_job(self, path: str, raw: dict) -> list[str]:
-        paths = []
-        for leaf in self.leaves:
-            relative = leaf.removeprefix(path + ".")
-            top = re.split(r"[.\[]", relative, maxsplit=1)[0]
-            if relative == leaf or top in KNOB_KEYS:
-                continue  # not this job's; or a lifecycle knob, which is never a credential
-            paths.append(relative if top in BODY_KEYS else f"jobSpec.{relative}")
-            self.placed.add(leaf)
-        if self.env_values:
-            paths += [f"jobSpec.{env_path}[{j}].value" for env_path, env in _envs(raw) for j in range(len(env))]
-        self.paths[path] = paths
-        return paths
-
-    def misplaced(self) -> list[str]:
-        return [
-            f"{leaf}: is secret, but only the values of a job's spec are kept secret; give a job a credential through the "
-            "team's secrets: (Secret Manager) and ${secrets.NAME}, or set this value in plain text"
-            for leaf in self.leaves
-            if leaf not in self.placed
-        ]
-
-    def values(self, get: Any) -> set[str]:
-        """The secret strings of the config, to keep out of any message."""
-        found: set[str] = set()
-        wheres = list(self.leaves)
-        wheres += [f"{job}.{p.removeprefix('jobSpec.')}" for job, paths in self.paths.items() for p in paths]
-        for where in wheres:
-            key, rest = re.match(r"^([^.\[]+)\.?(.*)$", where).groups()  # spot-training:teams, vision.jobs...
-            value = property_paths.get(get(key), property_paths.split(rest))
-            found |= {v for _, v in property_paths.leaves(value) if isinstance(v, str)}
-        return found

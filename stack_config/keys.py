@@ -1,0 +1,59 @@
+"""The keys of the stack config: the namespace's own, and those of a team's and a job's entries."""
+
+from __future__ import annotations
+
+import difflib
+from typing import Collection
+
+NS = "spot-training"
+# The keys of this namespace: the program's, and the policy pack's `policy`.
+STACK_KEYS = ("environment", "deployers", "teams", "extraRegions", "policy")
+
+# Config key -> (dataclass field, type) of the component it overrides.
+BUCKET_KEYS = {
+    "name": ("name", str),
+    "packageRetentionDays": ("package_retention_days", int),
+    "outputRetentionDays": ("output_retention_days", int),
+    "abortIncompleteUploadDays": ("abort_incomplete_upload_days", int),
+    "versioning": ("versioning", bool),
+    "kmsKeyName": ("kms_key_name", str),
+    "forceDestroy": ("force_destroy", bool),
+    "protect": ("protect", bool),
+}
+SERVICE_ACCOUNT_KEYS = {
+    "accountId": ("account_id", str),
+}
+REPOSITORY_KEYS = {
+    "repositoryId": ("repository_id", str),
+    "keepRecentVersions": ("keep_recent_versions", int),
+    "deleteUntaggedAfterDays": ("delete_untagged_after_days", int),
+    "cleanupDryRun": ("cleanup_dry_run", bool),
+    "immutableTags": ("immutable_tags", bool),
+}
+# Labels the stack puts on every job itself: a user's would be overwritten.
+STACK_LABELS = ("team", "environment")
+# Keys of a job entry that belong to the CustomJob, not to its jobSpec.
+BODY_KEYS = ("displayName", "labels", "encryptionSpec")
+# Keys of a job entry that steer the provider: config key -> SpotTrainingJobArgs field.
+KNOB_KEYS = {
+    "rerun": "rerun",
+    "resubmission": "resubmission",
+    "waitFor": "wait_for",
+    "waitTimeout": "wait_timeout",
+    "onDelete": "on_delete",
+    "deleteTimeout": "delete_timeout",
+    "replaceOrder": "replace_order",
+}
+
+
+def unknown_keys(keys: Collection[str]) -> list[str]:
+    """A misspelt key is not silently ignored: `spot-training:deployer` would drop every deployer's actAs."""
+    failures = []
+    for key in sorted(k for k in keys if k.startswith(f"{NS}:")):
+        name = key.split(":", 1)[1]
+        if name in STACK_KEYS:
+            continue
+        close = difflib.get_close_matches(name, STACK_KEYS, n=1)
+        hint = f"did you mean {NS}:{close[0]}?" if close else f"the keys are {', '.join(f'{NS}:{k}' for k in STACK_KEYS)}"
+        failures.append(f"{key}: unknown key; {hint}")
+    return failures

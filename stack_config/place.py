@@ -1,0 +1,59 @@
+"""gcp:project and gcp:region, checked before anything is registered.
+
+Both were passed through unchecked: `Acme_ML` or `us central` rendered every
+resource and failed only at Google, after some were created.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from typing import Any
+
+from .keys import NS
+from .regions import VERTEX_AI_REGIONS
+
+# https://cloud.google.com/resource-manager/docs/creating-managing-projects: 6-30 characters of
+# lowercase letters, digits and hyphens, starting with a letter, not ending with a hyphen;
+# older projects may be scoped to a domain, `example.com:my-project`.
+_PROJECT = re.compile(r"^([a-z0-9][a-z0-9.-]*[a-z0-9]:)?[a-z][a-z0-9-]{4,28}[a-z0-9]$")
+# A region id as Google writes them: us-central1, europe-west4, northamerica-northeast2.
+REGION_ID = re.compile(r"^[a-z]+(-[a-z]+)+[0-9]+$")
+
+
+def project(value: Any, failures: list[str]) -> None:
+    if not isinstance(value, str) or not value:
+        failures.append("gcp:project: is required")
+    elif not _PROJECT.match(value):
+        failures.append(
+            f"gcp:project: {value!r} is not a project id: 6-30 lowercase letters, digits and '-', starting with a letter "
+            "and not ending with '-' (https://cloud.google.com/resource-manager/docs/creating-managing-projects)"
+        )
+
+
+def extra_regions(value: Any, failures: list[str]) -> list[str]:
+    """spot-training:extraRegions: regions to allow that Google's table (regions.py) does not list yet."""
+    key = f"{NS}:extraRegions"
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        failures.append(f"{key}: must be a list of region ids such as [us-central1]")
+        return []
+    bad = [i for i, region in enumerate(value) if not isinstance(region, str) or not REGION_ID.match(region)]
+    failures += [f"{key}[{i}]: {value[i]!r} is not a region id such as us-central1" for i in bad]
+    return [region for i, region in enumerate(value) if i not in bad]
+
+
+def region(value: Any, extra: list[str], failures: list[str]) -> None:
+    if not isinstance(value, str) or not value:
+        failures.append("gcp:region: is required")
+        return
+    if value in VERTEX_AI_REGIONS or value in extra:
+        return
+    close = difflib.get_close_matches(value, VERTEX_AI_REGIONS, n=1)
+    hint = f"; did you mean {close[0]}?" if close else ""
+    failures.append(
+        f"gcp:region: {value!r} is not a region Vertex AI custom training runs in{hint} "
+        f"(https://cloud.google.com/vertex-ai/docs/general/locations). A region Google added since: "
+        f"list it in {NS}:extraRegions"
+    )
