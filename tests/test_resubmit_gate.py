@@ -97,7 +97,7 @@ def test_an_unreadable_plan_is_an_error_not_an_empty_plan(tmp_path):
 
 
 def test_a_job_replaced_by_a_spec_change_or_a_rerun_is_refused(tmp_path):
-    document = preview("resubmission.json".removesuffix(".json"))
+    document = preview("resubmission")
     step = job_step(document)
     step.update(op="replace", replaceReasons=["rerun"], diffReasons=["rerun"])
     step["newState"]["inputs"]["rerun"] = "2026-12-03"
