@@ -2,6 +2,7 @@
 
 import os
 import subprocess
+import sys
 
 import yaml
 
@@ -239,3 +240,62 @@ def test_resubmission_uses_the_same_credentials_backend_and_no_pr_rights():
     assert document["env"]["PULUMI_BACKEND_URL"] == "${{ vars.PULUMI_BACKEND_URL }}"
     text = RESUBMIT.read_text()
     assert "credentials_json" not in text and "secrets." not in text
+
+
+def run_step(step: dict, tmp_path, plan: str) -> tuple[subprocess.CompletedProcess, dict]:
+    """Runs a resubmit.yml step's script as the runner would, with `uv` and `pulumi` stand-ins on PATH."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    (bin_dir / "uv").write_text(
+        '#!/bin/sh\n[ "$1" = run ] && [ "$2" = --locked ] && shift 2\n'
+        f'[ "$1" = python ] && shift && exec "{sys.executable}" "$@"\nexit 99\n'
+    )
+    (bin_dir / "pulumi").write_text(f'#!/bin/sh\nfor a in "$@"; do echo "$a"; done > "{tmp_path}/pulumi-args"\n')
+    for tool in ("uv", "pulumi"):
+        (bin_dir / tool).chmod(0o755)
+    (tmp_path / "plan.json").write_text((ROOT / "tests" / "previews" / f"{plan}.json").read_text())
+    files = {name: tmp_path / name for name in ("summary.md", "output")}
+    for path in files.values():
+        path.touch()
+    env = {
+        **os.environ,
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+        "GITHUB_STEP_SUMMARY": str(files["summary.md"]),
+        "GITHUB_OUTPUT": str(files["output"]),
+        "PYTHONPATH": str(ROOT),
+    }
+    script = step["run"].replace("${{ matrix.stack }}", "dev")
+    result = subprocess.run(["bash", "-e", "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True)
+    outputs = dict(line.split("=", 1) for line in files["output"].read_text().splitlines())
+    return result, outputs
+
+
+def resubmit_step(name: str) -> dict:
+    [step] = [s for s in resubmit_job()["steps"] if s.get("name") == name]
+    return step
+
+
+def test_the_resubmit_steps_target_exactly_the_urns_the_gate_prints(tmp_path):
+    from tests.test_resubmit_gate import JOB
+
+    gate, outputs = run_step(resubmit_step("Gate"), tmp_path, "resubmission")
+    assert gate.returncode == 0 and outputs["jobs"] == "1"
+    up, _ = run_step(resubmit_step("Resubmit"), tmp_path, "resubmission")
+    assert up.returncode == 0, up.stderr
+    args = (tmp_path / "pulumi-args").read_text().splitlines()
+    assert args[:2] == ["up", "--stack"] and args[args.index("--target") + 1] == JOB  # `$` and `::` intact
+    assert args.count("--target") == 1
+
+
+def test_the_resubmit_gate_step_fails_on_a_refused_plan_and_says_why_in_the_summary(tmp_path):
+    from tests.test_resubmit_gate import BUCKET
+
+    gate, outputs = run_step(resubmit_step("Gate"), tmp_path, "bucket_change")
+    assert gate.returncode == 1 and outputs["jobs"] == "0"
+    assert BUCKET in (tmp_path / "summary.md").read_text()
+
+
+def test_an_empty_plan_leaves_nothing_to_up(tmp_path):
+    gate, outputs = run_step(resubmit_step("Gate"), tmp_path, "empty")
+    assert gate.returncode == 0 and outputs["jobs"] == "0"
+    assert resubmit_step("Resubmit")["if"] == "steps.gate.outputs.jobs != '0'"
