@@ -145,3 +145,12 @@ def test_an_unknown_stack_names_the_stacks_there_are_and_exits_2():
     done = spot_training("render", "staging")
     assert done.returncode == 2
     assert "no stack 'staging'" in done.stderr and "(stacks: dev, prod)" in done.stderr
+
+
+def test_a_rung_past_max_resubmissions_is_said_never_to_be_reached():
+    [job] = [j for j in offline_render.render("prod") if j.job == "resnet"]
+    knobs = {**job.knobs, "resubmission": {"maxResubmissions": 2, "fallback": [{"afterStockouts": 2, "strategy": "auto"}, {"afterStockouts": 3, "strategy": "STANDARD"}]}}
+    rendered = offline_render.ladder(offline_render.RenderedJob(job.team, job.job, job.parent, job.body, knobs=knobs))
+    assert rendered == (
+        "SPOT → after 2 stockouts STANDARD (auto; on-demand price) → after 3 stockouts STANDARD (never reached: at most 2 resubmissions)"
+    )
