@@ -1,7 +1,8 @@
 """Every job of a stack as the CustomJob request the provider will submit, offline.
 
-    uv run python -m offline.render dev             # a summary table, then each request body
+    uv run python -m offline.render dev             # a summary table, each job's settings, then each request body
     uv run python -m offline.render dev --out out/  # one <team>-<job>.json per job, and its curl command
+    uv run spot-training render dev                # the same (cli/render.py)
 
 No credentials, no Pulumi CLI: the real program runs under OfflineMocks, and
 each job's body comes from spec.submission, the function the provider submits
@@ -17,7 +18,7 @@ import argparse
 import json
 import sys
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,8 @@ class RenderedJob:
     secret_paths: list[str] = ()  # values shown as SECRET_PLACEHOLDER: set at deploy time from the encrypted config
     # Images shown by their tag that the deploy resolves to a digest: those written `${images.NAME}`.
     pinned_images: frozenset[str] = frozenset()
+    # The provider's knobs as the program passes them (spec.KNOB_FIELDS, rerun): unset ones are absent.
+    knobs: dict[str, Any] = field(default_factory=dict)
 
     @property
     def url(self) -> str:
@@ -51,7 +54,13 @@ class RenderedJob:
 
 
 def render(stack: str) -> list[RenderedJob]:
-    """The stack's jobs, in the order the program registers them."""
+    """The stack's jobs, sorted by team, then job.
+
+    Not in the order the mocks saw them: a resource reaches the mocks once its
+    inputs resolve (an image's digest look-up, a package's build in a
+    subprocess, the SDK's registration threads), so that order changes from
+    run to run.
+    """
     from components.spot_job import spec  # after the mocks exist: it is the program's own module
 
     mocks = run(stack_config(stack), stack, OfflineMocks(), secret_keys=secure_keys(stack))
@@ -60,10 +69,19 @@ def render(stack: str) -> list[RenderedJob]:
         inputs = {k: v for k, v in engine_view(resource.inputs).items() if not k.startswith("__")}
         parent, _, body = spec.submission(inputs)
         team = (inputs.get("labels") or {}).get("team", "")
+        knobs = {k: inputs[k] for k in (*spec.TRIGGER_FIELDS, *spec.KNOB_FIELDS) if inputs.get(k) is not None}
         rendered.append(
-            RenderedJob(team, resource.name.removeprefix(f"{team}-"), parent, body, inputs.get("secretPaths") or [], frozenset(mocks.pinned))
+            RenderedJob(
+                team,
+                resource.name.removeprefix(f"{team}-"),
+                parent,
+                body,
+                inputs.get("secretPaths") or [],
+                frozenset(mocks.pinned),
+                knobs,
+            )
         )
-    return rendered
+    return sorted(rendered, key=lambda j: (j.team, j.job))
 
 
 def summary(jobs: list[RenderedJob]) -> str:
@@ -74,6 +92,87 @@ def summary(jobs: list[RenderedJob]) -> str:
     ]
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows)
+
+
+SETTINGS_TITLE = "SETTINGS (what `up` does with each job, and what it may cost; (default) where the stack leaves it unset)"
+ON_DEMAND = "on-demand price"
+
+
+def settings(jobs: list[RenderedJob]) -> str:
+    """The provider's knobs that change what runs or what it costs, one row per job."""
+    from components.spot_job import spec
+
+    header = ("TEAM", "JOB", "WAIT_FOR", "RERUN", "ON_DELETE", "REPLACE_ORDER", "RESUBMISSIONS", "STRATEGY_LADDER")
+    rows = [header]
+    for j in jobs:
+        k = j.knobs
+        wait = _or_default(k.get("waitFor"), spec.DEFAULT_WAIT_FOR)
+        if k.get("waitFor") not in (None, "none"):
+            wait += f" ({k['waitTimeout']})" if k.get("waitTimeout") else f" ({spec.DEFAULT_WAIT_TIMEOUT} default)"
+        rerun = json.dumps(k["rerun"]) if "rerun" in k else "- (default)"
+        rows.append(
+            (
+                j.team,
+                j.job,
+                wait,
+                rerun,
+                _or_default(k.get("onDelete"), spec.DEFAULT_ON_DELETE),
+                _or_default(k.get("replaceOrder"), spec.DEFAULT_REPLACE_ORDER),
+                _resubmissions(k.get("resubmission") or {}),
+                ladder(j),
+            )
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+    return "\n".join([SETTINGS_TITLE, *lines])
+
+
+def ladder(job: RenderedJob) -> str:
+    """The strategy of each submission: the job's own, then each fallback rung
+    as components/spot_job/resubmission.py resolves it for this job (auto
+    included), and which of them is billed at the on-demand price."""
+    from components.spot_job import resubmission, spec
+
+    inputs = {"jobSpec": job.body["jobSpec"], **job.knobs}
+    own = job.body["jobSpec"]["scheduling"].get("strategy") or spec.DEFAULT_STRATEGY
+    rungs = (job.knobs.get("resubmission") or {}).get("fallback") or []
+    if own != "SPOT":
+        return _priced(own)
+    if not rungs:
+        return "SPOT, no fallback (default)"
+    limit = spec.as_int((job.knobs.get("resubmission") or {}).get("maxResubmissions"))
+    limit = spec.DEFAULT_MAX_RESUBMISSIONS if limit is None else limit
+    steps = ["SPOT"]
+    for rung in rungs:
+        after = spec.as_int(rung.get("afterStockouts")) or 0
+        if after > limit:  # the submission after the Nth stockout is resubmission N
+            steps.append(f"after {after} stockouts {rung.get('strategy')} (never reached: at most {limit} resubmissions)")
+            continue
+        strategy = resubmission.strategy_after(after, inputs)
+        step = f"after {after} stockout{'s' if after != 1 else ''} {strategy}"
+        why = ["auto"] if rung.get("strategy") == "auto" else []
+        if strategy == "STANDARD":
+            why.append(ON_DEMAND)
+        steps.append(f"{step} ({'; '.join(why)})" if why else step)
+    return " → ".join(steps)
+
+
+def _priced(strategy: str) -> str:
+    return f"{strategy} ({ON_DEMAND})" if strategy == "STANDARD" else strategy
+
+
+def _or_default(value: Any, default: Any) -> str:
+    return f"{default} (default)" if value is None else str(value)
+
+
+def _resubmissions(policy: dict[str, Any]) -> str:
+    from components.spot_job import spec
+
+    limit = policy.get("maxResubmissions")
+    count = str(spec.DEFAULT_MAX_RESUBMISSIONS) if limit is None else str(spec.as_int(limit))
+    on = "any failure" if policy.get("onOtherFailures") else "STOCKOUT"
+    text = f"{count} on {on}"
+    return f"{text} (default)" if limit is None and not policy.get("onOtherFailures") else text
 
 
 def deploy_time_values(jobs: list[RenderedJob]) -> list[str]:
@@ -95,6 +194,25 @@ def deploy_time_values(jobs: list[RenderedJob]) -> list[str]:
     return notes
 
 
+def print_render(jobs: list[RenderedJob], out: Path | None = None) -> list[str]:
+    """Prints the summary, the settings and each request body (or, with `out`,
+    writes each body there and prints its curl command); returns the notes on
+    values only a deploy knows, for the caller to print on stderr."""
+    print(summary(jobs))
+    print(f"\n{settings(jobs)}")
+    if out:
+        out.mkdir(parents=True, exist_ok=True)
+    for j in jobs:
+        text = json.dumps(j.body, indent=2, sort_keys=True)
+        if out:
+            path = out / f"{j.team}-{j.job}.json"
+            path.write_text(text + "\n")
+            print(f"\n# {j.team}/{j.job}\n{CURL.format(path=path, url=j.url)}")
+        else:
+            print(f"\n# {j.team}/{j.job}: POST {j.url}\n{text}")
+    return deploy_time_values(jobs)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m offline.render", description=__doc__.split("\n")[0])
     parser.add_argument("stack", help="a stack of stacks/, e.g. dev")
@@ -107,18 +225,7 @@ def main(argv: list[str] | None = None) -> int:
     except pulumi.RunError as error:  # ConfigError, StackFileError: the message lists every failure; a traceback adds nothing
         print(f"error: {error}", file=sys.stderr)
         return 1
-    print(summary(jobs))
-    if args.out:
-        args.out.mkdir(parents=True, exist_ok=True)
-    for j in jobs:
-        text = json.dumps(j.body, indent=2, sort_keys=True)
-        if args.out:
-            path = args.out / f"{j.team}-{j.job}.json"
-            path.write_text(text + "\n")
-            print(f"\n# {j.team}/{j.job}\n{CURL.format(path=path, url=j.url)}")
-        else:
-            print(f"\n# {j.team}/{j.job}: POST {j.url}\n{text}")
-    for note in deploy_time_values(jobs):
+    for note in print_render(jobs, args.out):
         print(f"note: {note}", file=sys.stderr)
     return 0
 

@@ -1,0 +1,43 @@
+"""`spot-training render STACK [--out DIR]`: every job of a stack as the
+CustomJob request the provider will submit, offline (offline/render.py), with
+the settings that change what runs or what it costs.
+
+Exit 0 with the render on stdout (notes on values only a deploy knows on
+stderr), 1 for a stack that is not deployable, 2 for a stack that does not exist.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from cli import output
+
+
+def register(app: typer.Typer) -> None:
+    app.command(name="render")(render)
+
+
+def render(
+    stack: str = typer.Argument(..., help="a stack of stacks/, e.g. dev"),
+    out: Optional[Path] = typer.Option(None, "--out", help="write <team>-<job>.json request bodies into this directory"),
+) -> None:
+    """Print each job's request body, sorted by team then job, and its settings (wait, rerun, delete, replace, fallback ladder)."""
+    import pulumi
+
+    from offline import render as offline_render
+    from offline.program import UnknownStack
+
+    try:
+        jobs = offline_render.render(stack)
+    except UnknownStack as problem:
+        output.error(str(problem))
+        raise typer.Exit(2)
+    except pulumi.RunError as problem:  # ConfigError, StackFileError, SpecError: one message listing every failure
+        output.error(str(problem))
+        raise typer.Exit(1)
+    # Plain text on a terminal too: the bodies are JSON to copy, and the output is the same as `python -m offline.render`.
+    for note in offline_render.print_render(jobs, out):
+        output.note(note)
