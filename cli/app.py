@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import typer
 
-from cli import validate
+from cli import cancel, diff, logs, status, sweep, validate
 
 app = typer.Typer(
     name="spot-training",
@@ -26,7 +26,7 @@ def _verbs() -> None:
 
 
 # Each verb module registers its own command; add a module here to add a verb.
-for verb in (validate,):
+for verb in (validate, diff, status, cancel, logs, sweep):
     verb.register(app)
 
 
