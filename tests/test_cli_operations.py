@@ -65,7 +65,10 @@ def scene(emulator, bodies):
     baseline = submit(bodies["tabular/baseline"])
     for _ in range(3):
         emulator.advance(baseline)  # SUCCEEDED
-    other = submit(bodies["vision/eval"], spot_training_stack=labels.stack_value("spot-training/prod"), spot_training_key="other")
+    other = submit(  # prod's vision/eval, in dev's project
+        bodies["vision/eval"], spot_training_stack=labels.stack_value("spot-training/prod"),
+        spot_training_resource=labels.resource_value("spot-training/prod/vision-eval"), spot_training_key="other",
+    )
     emulator.reset_calls()
     return {"first": first, "second": second, "eval": evaluation, "baseline": baseline, "other": other}
 
@@ -162,7 +165,9 @@ def test_cancel_of_a_job_with_nothing_active_exits_1(emulator, scene):
     assert emulator.calls["CancelCustomJob"] == 0
 
 
-def test_cancel_never_touches_another_stacks_job_of_the_same_name(emulator, bodies):
+def test_cancel_checks_the_stack_label_too_not_only_the_resource_label(emulator, bodies):
+    """The resource label is a hash that names the stack already; a job that carries it with another
+    stack's label is not the stack's, and is never cancelled (as a create never adopts one)."""
     other = submit(bodies["vision/eval"], spot_training_stack=labels.stack_value("spot-training/prod"))
     done = spot_training("cancel", "dev", "vision/eval", env=env(emulator))
     assert done.returncode == 1
