@@ -7,9 +7,12 @@ without the Pulumi CLI unless its help says otherwise.
 
 from __future__ import annotations
 
+import os
+import sys
+
 import typer
 
-from cli import cancel, diff, logs, status, sweep, validate
+from cli import cancel, diff, logs, output, status, sweep, validate
 
 app = typer.Typer(
     name="spot-training",
@@ -30,6 +33,18 @@ for verb in (validate, diff, status, cancel, logs, sweep):
     verb.register(app)
 
 
+# Set to see the traceback of an unexpected failure (a bug to report) instead of its one line.
+DEBUG_ENV = "SPOT_TRAINING_DEBUG"
+
+
 def main() -> None:
     # typer's standalone mode: a usage error is one message and exit 2; a verb exits with its own code.
-    app()
+    try:
+        app()
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except Exception as problem:  # noqa: BLE001 - every expected error is handled by its verb; this is a bug
+        if os.environ.get(DEBUG_ENV):
+            raise
+        output.error(f"unexpected {type(problem).__name__}: {problem} (a bug: {DEBUG_ENV}=1 shows its traceback)")
+        sys.exit(3)
