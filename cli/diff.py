@@ -100,7 +100,6 @@ def _jobs_at(repo: Path, commit: str, ref: str, stack: str) -> dict[str, dict[st
     whose cwd is that tree (its relative paths resolve there; no module cache is shared)."""
     from components import stack_file
 
-    stacks = _stacks_dir_in_repo(repo)
     with tempfile.TemporaryDirectory(prefix="spot-training-diff-") as tmp:
         archive = subprocess.run(["git", "-C", str(repo), "archive", "--format=tar", commit], capture_output=True)
         if archive.returncode != 0:
@@ -108,6 +107,7 @@ def _jobs_at(repo: Path, commit: str, ref: str, stack: str) -> dict[str, dict[st
         untar = subprocess.run(["tar", "-x", "-C", tmp], input=archive.stdout, capture_output=True)
         if untar.returncode != 0:
             raise BadRef(f"cannot unpack {ref}'s tree: {' '.join(untar.stderr.decode().split())}")
+        stacks = _stacks_dir_in_repo(repo, Path(tmp))
         if not (Path(tmp) / stacks / f"Pulumi.{stack}.yaml").is_file():
             return {}  # the stack is new: every job is added
         # sys.path[0] is cwd for `python -c`: put this code first, or REF's own modules would be imported.
@@ -131,15 +131,22 @@ def _print_jobs(stack: str) -> None:
     json.dump(jobs, sys.stdout)
 
 
-def _stacks_dir_in_repo(repo: Path) -> Path:
-    """Where the stack files are, relative to the repository root (as here, so at REF too)."""
+def _stacks_dir_in_repo(repo: Path, tree: Path) -> Path:
+    """Where the stack files are, relative to the repository root: where they are here, or
+    else where REF's Pulumi.yaml says (its stackConfigDir)."""
+    import yaml
+
     from components import stack_file
 
-    here = stack_file.stacks_dir().resolve()
     try:
-        return here.relative_to(repo.resolve())
+        return stack_file.stacks_dir().resolve().relative_to(repo.resolve())
     except ValueError:
-        return Path("stacks")
+        pass
+    try:
+        project = yaml.safe_load((tree / "Pulumi.yaml").read_text()) or {}
+    except (OSError, yaml.YAMLError):
+        project = {}
+    return Path(project.get("stackConfigDir") or ".") if isinstance(project, dict) else Path(".")
 
 
 # --- git -----------------------------------------------------------------------------
