@@ -87,12 +87,26 @@ def jobs_of(stack: str) -> dict[str, dict[str, Any]]:
         mocks = run(stack_config(stack), stack, OfflineMocks(), secret_keys=secure_keys(stack))
     except pulumi.RunError as problem:  # ConfigError, StackFileError, SpecError: every failure in one message
         raise InvalidStack(str(problem)) from None
+    finally:
+        _close_event_loops()
     jobs = {}
     for resource in mocks.of_type(JOB_TYPE_SUFFIX):
         inputs = {k: v for k, v in engine_view(resource.inputs).items() if not k.startswith("__")}
         team = (inputs.get("labels") or {}).get("team", "")
         jobs[f"{team}/{resource.name.removeprefix(f'{team}-')}"] = inputs
     return jobs
+
+
+def _close_event_loops() -> None:
+    """Closes the event loops the render left (the mocks make one on each thread they run on):
+    left to the interpreter's exit, a loop's __del__ may find its socket gone and print a
+    traceback after the command's own output."""
+    import asyncio
+    import gc
+
+    for loop in [o for o in gc.get_objects() if isinstance(o, asyncio.AbstractEventLoop)]:
+        if not loop.is_running() and not loop.is_closed():
+            loop.close()
 
 
 def _jobs_at(repo: Path, commit: str, ref: str, stack: str) -> dict[str, dict[str, Any]]:
