@@ -55,8 +55,13 @@ def diff(
         repo = _toplevel()
         ref, shown = (against, against) if against else (_merge_base(repo), f"the merge base with {DEFAULT_BASE}")
         commit = _commit(repo, ref)
-        new = jobs_of(stack)
+        try:
+            new, gone = jobs_of(stack), None
+        except UnknownStack as problem:  # removed here: every job of REF's is removed, if REF has it
+            new, gone = {}, problem
         old = _jobs_at(repo, commit, ref, stack)
+        if gone is not None and old is None:
+            raise gone
     except UnknownStack as problem:
         output.error(str(problem))
         raise typer.Exit(2)
@@ -68,7 +73,9 @@ def diff(
         raise typer.Exit(1)
     short = commit[:12]
     print(f"stack {stack}: the working tree against {shown} ({short})" if shown != short else f"stack {stack}: the working tree against {short}")
-    print(report(old, new))
+    if gone is not None:
+        print(f"stacks/Pulumi.{stack}.yaml is gone from the working tree: every job of {ref} is removed")
+    print(report(old or {}, new))
 
 
 # --- the two renders ---------------------------------------------------------------
@@ -109,9 +116,10 @@ def _close_event_loops() -> None:
             loop.close()
 
 
-def _jobs_at(repo: Path, commit: str, ref: str, stack: str) -> dict[str, dict[str, Any]]:
+def _jobs_at(repo: Path, commit: str, ref: str, stack: str) -> dict[str, dict[str, Any]] | None:
     """The stack's jobs as REF's tree describes them, rendered by this code in a subprocess
-    whose cwd is that tree (its relative paths resolve there; no module cache is shared)."""
+    whose cwd is that tree (its relative paths resolve there; no module cache is shared);
+    None if REF has no such stack."""
     from components import stack_file
 
     with tempfile.TemporaryDirectory(prefix="spot-training-diff-") as tmp:
@@ -123,7 +131,7 @@ def _jobs_at(repo: Path, commit: str, ref: str, stack: str) -> dict[str, dict[st
             raise BadRef(f"cannot unpack {ref}'s tree: {' '.join(untar.stderr.decode().split())}")
         stacks = _stacks_dir_in_repo(repo, Path(tmp))
         if not (Path(tmp) / stacks / f"Pulumi.{stack}.yaml").is_file():
-            return {}  # the stack is new: every job is added
+            return None  # the stack is new: every job is added
         # sys.path[0] is cwd for `python -c`: put this code first, or REF's own modules would be imported.
         code = f"import sys; sys.path.insert(0, {str(ROOT)!r}); from cli.diff import _print_jobs; _print_jobs({stack!r})"
         env = {**os.environ, stack_file.STACKS_DIR_ENV: str(Path(tmp) / stacks)}

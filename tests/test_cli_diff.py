@@ -142,3 +142,13 @@ def test_an_invalid_stack_at_the_ref_exits_1_naming_the_ref(repo):
 def test_an_unknown_stack_exits_2(repo):
     done = diff(repo, "staging")
     assert done.returncode == 2 and "no stack 'staging'" in done.stderr
+
+
+def test_a_stack_removed_from_the_working_tree_is_all_removed(repo):
+    (repo / "stacks" / "Pulumi.dev.yaml").unlink()
+    done = diff(repo, "dev")
+    assert done.returncode == 0, done.stderr
+    assert "is gone from the working tree" in done.stdout
+    for job in ("vision/resnet-smoke", "vision/eval", "tabular/baseline"):
+        assert f"- {job}" in done.stdout
+    assert "0 to add, 0 to change (0 resubmits), 3 to remove, 0 unchanged" in done.stdout
