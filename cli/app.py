@@ -7,9 +7,12 @@ without the Pulumi CLI unless its help says otherwise.
 
 from __future__ import annotations
 
+import os
+import sys
+
 import typer
 
-from cli import policy, render, validate
+from cli import cancel, diff, logs, output, policy, render, status, sweep, validate
 
 app = typer.Typer(
     name="spot-training",
@@ -26,10 +29,25 @@ def _verbs() -> None:
 
 
 # Each verb module registers its own command; add a module here to add a verb.
-for verb in (validate, render, policy):
+for verb in (validate, render, policy, diff, status, cancel, logs, sweep):
     verb.register(app)
+
+
+# Set to see the traceback of an unexpected failure (a bug to report) instead of its one line.
+DEBUG_ENV = "SPOT_TRAINING_DEBUG"
 
 
 def main() -> None:
     # typer's standalone mode: a usage error is one message and exit 2; a verb exits with its own code.
-    app()
+    try:
+        app()
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except Exception as problem:  # noqa: BLE001 - every expected error is handled by its verb; this is a bug
+        if os.environ.get(DEBUG_ENV):
+            raise
+        output.error(f"unexpected {type(problem).__name__}: {problem} (a bug: {DEBUG_ENV}=1 shows its traceback)")
+        sys.exit(3)
+    finally:
+        if "offline.program" in sys.modules:  # a verb rendered: close the mocks' loops, or their __del__ may print at exit
+            sys.modules["offline.program"].close_event_loops()

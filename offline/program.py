@@ -95,3 +95,15 @@ def run(
 
     program()
     return mocks
+
+
+def close_event_loops() -> None:
+    """Closes the event loops a render left behind (Pulumi's mocks make one on each
+    thread they run on, and never close it). Called as a command exits: left to the
+    interpreter's exit, a loop's __del__ may find its socket gone and print a
+    traceback after the command's own output."""
+    import gc
+
+    for loop in [o for o in gc.get_objects() if isinstance(o, asyncio.AbstractEventLoop)]:
+        if not loop.is_running() and not loop.is_closed():
+            loop.close()

@@ -256,4 +256,10 @@ def _image(body: dict[str, Any]) -> str:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from offline.program import close_event_loops
+
+    try:
+        code = main()
+    finally:
+        close_event_loops()
+    sys.exit(code)

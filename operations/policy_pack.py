@@ -177,7 +177,7 @@ def check(stack: str) -> Report:
     and PackMissing without policy/.venv."""
     from offline.mocks import UNBUILT_DIGEST, OfflineMocks
     from offline.program import run, secure_keys, stack_config
-    from components import stack_file
+    from stack_config import stack_file
 
     config = stack_config(stack)  # UnknownStack first, then a missing pack environment: before the program runs
     host = PolicyPackHost({STACKS_DIR_ENV: str(stack_file.stacks_dir())})

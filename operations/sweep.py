@@ -70,9 +70,13 @@ def table(findings: list[Finding]) -> str:
     return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows)
 
 
-def _parser() -> argparse.ArgumentParser:
+# How the sweep is run again, for the --cancel it suggests; `spot-training sweep` passes its own.
+COMMAND = ("uv", "run", "python", "-m", "operations.sweep")
+
+
+def _parser(prog: str = "python -m operations.sweep") -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m operations.sweep",
+        prog=prog,
         description="List (and with --cancel, cancel) a stack's active Vertex AI jobs that its state does not point to.",
     )
     parser.add_argument("stack", help="a stack of stacks/, e.g. dev")
@@ -87,9 +91,9 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, command: tuple[str, ...] = COMMAND) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    parser = _parser()
+    parser = _parser(" ".join(command[2:]))
     args = parser.parse_args(argv)
     if args.include_released and not args.cancel:
         parser.error("--include-released only goes with --cancel")
@@ -102,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     from components.spot_job import vertex
 
     try:
-        return _sweep(args, argv, stack, state)
+        return _sweep(args, [*command, *argv], stack, state)
     except vertex.VertexError as error:
         return _fail(error)
 
@@ -112,7 +116,7 @@ def _fail(error: Exception) -> int:
     return 2
 
 
-def _sweep(args: argparse.Namespace, argv: list[str], stack: Stack, state: StackState) -> int:
+def _sweep(args: argparse.Namespace, command: list[str], stack: Stack, state: StackState) -> int:
     from components.spot_job import vertex
 
     if state.pending:
@@ -148,7 +152,7 @@ def _sweep(args: argparse.Namespace, argv: list[str], stack: Stack, state: Stack
     if not args.cancel:
         if not orphans:
             return 0
-        print(f"To cancel the orphaned ones: {shlex.join(['uv', 'run', 'python', '-m', 'operations.sweep', *argv, '--cancel'])}")
+        print(f"To cancel the orphaned ones: {shlex.join([*command, '--cancel'])}")
         return 1
     for f in targets:
         name = f.job["name"]

@@ -1,0 +1,44 @@
+"""`spot-training cancel STACK TEAM/JOB`: cancels the job's active Vertex AI job(s), found
+by the resource's label, and says what it cancelled. Needs Google credentials
+(roles/aiplatform.user).
+
+Pulumi's state still holds the job: the next `pulumi up` sees it ended (CANCELLED)
+and leaves it so unless its spec or `rerun` changes. Exit 0 once cancelled, 1 if
+no job of it is active, 2 for a bad argument, an unknown stack or an error from Google.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from cli import deployed, output
+
+
+def register(app: typer.Typer) -> None:
+    app.command(name="cancel")(cancel)
+
+
+def cancel(
+    stack: str = typer.Argument(..., help="a stack of stacks/, e.g. dev"),
+    job: str = typer.Argument(..., metavar="TEAM/JOB", help="the job, as the stack config nests it: vision/resnet-smoke"),
+    location: list[str] = typer.Option([], "--location", metavar="LOCATION", help="also search this region (repeatable)"),
+) -> None:
+    """Cancel the job's active Vertex AI job(s). Needs Google credentials."""
+    from components.spot_job import labels, vertex
+
+    team, name = deployed.team_job(job)
+    target = deployed.load(stack)
+    jobs = deployed.rendered(target)
+    where = deployed.parents(target, {job: jobs[job]} if job in jobs else {}, location)
+    with deployed.google_errors():
+        found = deployed.of_resource(where, target, team, name)
+        active = [j for j in found if j.get("state") in labels.ACTIVE_STATES]
+        if not active:
+            ended = ", ".join(f"{j['name'].rsplit('/', 1)[1]} {j.get('state')}" for j in found) or "none submitted"
+            output.error(f"no active job of {job} in stack {stack} (its jobs: {ended}); nothing cancelled")
+            raise typer.Exit(1)
+        for j in active:
+            with vertex.JobService(j["name"].split("/")[3]) as service:
+                service.cancel(j["name"])
+                now = service.get(j["name"])
+            print(f"cancelled {j['name']} ({job}, was {j.get('state')}): now {(now or {}).get('state', 'gone')}")

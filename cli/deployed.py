@@ -1,0 +1,137 @@
+"""What the verbs that ask Vertex AI share: the stack (operations.stack), where its
+jobs may be, the jobs found by spot-training's labels, and Google's errors as one
+clean message (exit 2).
+
+They need Google credentials (application-default, as `pulumi up` uses) with
+roles/aiplatform.viewer, or roles/aiplatform.user to cancel; with
+AIPLATFORM_EMULATOR_HOST set they talk to that emulator instead.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+import typer
+
+from cli import output
+
+
+@dataclass(frozen=True)
+class Found:
+    name: str  # "team/job"
+    job: dict[str, Any]  # the CustomJob as Vertex returns it (REST-shaped)
+    attempt: int  # its place among its resource's submissions, by create time
+
+
+def load(stack: str):
+    """The stack's project, region and label scope; exit 2 if there is no such stack."""
+    from operations.stack import Stack, StackError
+
+    try:
+        return Stack.load(stack)
+    except StackError as problem:
+        output.error(str(problem))
+        raise typer.Exit(2)
+
+
+def team_job(value: str) -> tuple[str, str]:
+    team, _, job = value.partition("/")
+    if not team or not job or "/" in job:
+        output.error(f"{value!r} is not a job: write TEAM/JOB, as the stack config nests it (e.g. vision/resnet-smoke)")
+        raise typer.Exit(2)
+    return team, job
+
+
+def resource_label(stack, team: str, job: str) -> str:
+    """The spot_training_resource label of every job the resource TEAM-JOB of the stack submitted."""
+    from components.spot_job import labels
+
+    return labels.resource_value(f"{stack.scope}/{team}-{job}")
+
+
+def rendered(stack) -> dict[str, dict[str, Any]]:
+    """The stack's jobs as this checkout renders them ("team/job" -> inputs), or none if it does
+    not render: only names and extra locations come from here, never what is cancelled."""
+    from cli.diff import InvalidStack, jobs_of
+    from offline.program import UnknownStack
+
+    try:
+        return jobs_of(stack.name)
+    except (InvalidStack, UnknownStack):
+        output.note(f"stack {stack.name} does not render here; jobs are named by their labels")
+        return {}
+
+
+def parents(stack, jobs: dict[str, dict[str, Any]], locations: list[str]) -> list[str]:
+    """The stack's gcp:project and gcp:region, every job's own, and --location."""
+    places = {(stack.gcp_project, stack.region)}
+    places |= {(i.get("project"), i.get("location")) for i in jobs.values() if i.get("project") and i.get("location")}
+    places |= {(stack.gcp_project, location) for location in locations}
+    return [f"projects/{p}/locations/{loc}" for p, loc in sorted(places)]
+
+
+def labelled(where: list[str], label: str, value: str) -> list[dict[str, Any]]:
+    from components.spot_job import vertex
+
+    found = []
+    for location in sorted({parent.split("/")[3] for parent in where}):
+        with vertex.JobService(location) as service:
+            for parent in where:
+                if parent.split("/")[3] == location:
+                    found += service.labelled(parent, label, value)
+    return found
+
+
+def of_resource(where: list[str], stack, team: str, job: str) -> list[dict[str, Any]]:
+    """The jobs the resource TEAM-JOB of the stack submitted: its resource label, and (checked
+    here too, as a create checks before it adopts) the stack's label."""
+    from components.spot_job import labels
+
+    jobs = labelled(where, labels.RESOURCE_LABEL, resource_label(stack, team, job))
+    return [j for j in jobs if (j.get("labels") or {}).get(labels.STACK_LABEL) == labels.stack_value(stack.scope)]
+
+
+def with_attempts(jobs: list[dict[str, Any]], names: dict[str, str]) -> list[Found]:
+    """Each job, named (by `names`, resource label -> team/job, else its labels and display
+    name) and numbered among its resource's submissions, oldest first."""
+    from components.spot_job import labels
+
+    by_resource: dict[str, list[dict[str, Any]]] = {}
+    for job in sorted(jobs, key=lambda j: (j.get("createTime") or "", j["name"])):
+        by_resource.setdefault((job.get("labels") or {}).get(labels.RESOURCE_LABEL) or job["name"], []).append(job)
+    found = []
+    for resource, submitted in by_resource.items():
+        for attempt, job in enumerate(submitted, 1):
+            found.append(Found(names.get(resource) or _named_by_labels(job), job, attempt))
+    return sorted(found, key=lambda f: (f.name, f.attempt))
+
+
+def _named_by_labels(job: dict[str, Any]) -> str:
+    team = (job.get("labels") or {}).get("team") or "?"
+    return f"{team}/{(job.get('displayName') or job['name'].rsplit('/', 1)[1]).removeprefix(f'{team}-')}"
+
+
+@contextmanager
+def google_errors() -> Iterator[None]:
+    """Vertex AI's and Google auth's errors as one message and exit 2."""
+    from google.api_core import exceptions
+    from google.auth import exceptions as auth
+
+    from components.spot_job import vertex
+
+    try:
+        yield
+    except vertex.VertexError as problem:
+        output.error(str(problem))
+        raise typer.Exit(2)
+    except auth.GoogleAuthError as problem:
+        output.error(
+            f"no usable Google credentials: {' '.join(str(problem).split())}. Sign in with "
+            "`gcloud auth application-default login` (or set GOOGLE_APPLICATION_CREDENTIALS)"
+        )
+        raise typer.Exit(2)
+    except exceptions.GoogleAPICallError as problem:
+        output.error(f"Vertex AI: {problem.message or problem}")
+        raise typer.Exit(2)

@@ -1,0 +1,248 @@
+"""`spot-training diff STACK [--against REF]`: what a change does to the stack's jobs,
+job by job, before anyone runs `pulumi preview`: offline, no credentials.
+
+Both sides are rendered by the code checked out here: the working tree's
+stacks/Pulumi.STACK.yaml as it is, and REF's (default: the merge base with
+`main`) from a `git archive` of REF, with its package and image paths resolved
+against that tree. A job is added (+), removed (-) or changed (~); a changed
+job lists each field by path as `pulumi preview --diff` does, and says whether
+the change resubmits it (a field of spec.JOB_FIELDS or spec.TRIGGER_FIELDS) or
+only updates it in place (a provider knob).
+
+Exit 0 with the report, 1 for an invalid stack (at either side), 2 for a
+stack that does not exist here, a ref git does not know, or no git.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, Iterator
+
+import typer
+
+from cli import output
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_BASE = "main"
+_MISSING = object()
+
+
+class BadRef(Exception):
+    """A ref git does not know, or no git repository to ask."""
+
+
+class InvalidStack(Exception):
+    """A stack that does not render: its message lists every failure."""
+
+
+def register(app: typer.Typer) -> None:
+    app.command(name="diff")(diff)
+
+
+def diff(
+    stack: str = typer.Argument(..., help="a stack of stacks/, e.g. dev"),
+    against: str = typer.Option(None, "--against", metavar="REF", help="the git ref to compare with (default: `git merge-base HEAD main`)"),
+) -> None:
+    """The stack's jobs at a git ref beside the working tree's: added, removed, changed field by field, and whether each change resubmits."""
+    from offline.program import UnknownStack
+
+    try:
+        repo = _toplevel()
+        ref, shown = (against, against) if against else (_merge_base(repo), f"the merge base with {DEFAULT_BASE}")
+        commit = _commit(repo, ref)
+        try:
+            new, gone = jobs_of(stack), None
+        except UnknownStack as problem:  # removed here: every job of REF's is removed, if REF has it
+            new, gone = {}, problem
+        old = _jobs_at(repo, commit, ref, stack)
+        if gone is not None and old is None:
+            raise gone
+    except UnknownStack as problem:
+        output.error(str(problem))
+        raise typer.Exit(2)
+    except BadRef as problem:
+        output.error(str(problem))
+        raise typer.Exit(2)
+    except InvalidStack as problem:
+        output.error(str(problem))
+        raise typer.Exit(1)
+    short = commit[:12]
+    print(f"stack {stack}: the working tree against {shown} ({short})" if shown != short else f"stack {stack}: the working tree against {short}")
+    if gone is not None:
+        print(f"stacks/Pulumi.{stack}.yaml is gone from the working tree: every job of {ref} is removed")
+    print(report(old or {}, new))
+
+
+# --- the two renders ---------------------------------------------------------------
+
+
+def jobs_of(stack: str) -> dict[str, dict[str, Any]]:
+    """Every job of the stack as "team/job" -> the inputs the provider receives, rendered
+    offline by the program itself (as offline.render does), with cwd's relative paths."""
+    import pulumi
+
+    from offline.mocks import OfflineMocks
+    from offline.program import engine_view, run, secure_keys, stack_config
+    from offline.render import JOB_TYPE_SUFFIX
+
+    try:
+        mocks = run(stack_config(stack), stack, OfflineMocks(), secret_keys=secure_keys(stack))
+    except pulumi.RunError as problem:  # ConfigError, StackFileError, SpecError: every failure in one message
+        raise InvalidStack(str(problem)) from None
+    jobs = {}
+    for resource in mocks.of_type(JOB_TYPE_SUFFIX):
+        inputs = {k: v for k, v in engine_view(resource.inputs).items() if not k.startswith("__")}
+        team = (inputs.get("labels") or {}).get("team", "")
+        jobs[f"{team}/{resource.name.removeprefix(f'{team}-')}"] = inputs
+    return jobs
+
+
+def _jobs_at(repo: Path, commit: str, ref: str, stack: str) -> dict[str, dict[str, Any]] | None:
+    """The stack's jobs as REF's tree describes them, rendered by this code in a subprocess
+    whose cwd is that tree (its relative paths resolve there; no module cache is shared);
+    None if REF has no such stack."""
+    from stack_config import stack_file
+
+    with tempfile.TemporaryDirectory(prefix="spot-training-diff-") as tmp:
+        archive = subprocess.run(["git", "-C", str(repo), "archive", "--format=tar", commit], capture_output=True)
+        if archive.returncode != 0:
+            raise BadRef(f"cannot export {ref} with `git archive`: {' '.join(archive.stderr.decode().split())}")
+        untar = subprocess.run(["tar", "-x", "-C", tmp], input=archive.stdout, capture_output=True)
+        if untar.returncode != 0:
+            raise BadRef(f"cannot unpack {ref}'s tree: {' '.join(untar.stderr.decode().split())}")
+        stacks = _stacks_dir_in_repo(repo, Path(tmp))
+        if not (Path(tmp) / stacks / f"Pulumi.{stack}.yaml").is_file():
+            return None  # the stack is new: every job is added
+        # sys.path[0] is cwd for `python -c`: put this code first, or REF's own modules would be imported.
+        code = f"import sys; sys.path.insert(0, {str(ROOT)!r}); from cli.diff import _print_jobs; _print_jobs({stack!r})"
+        env = {**os.environ, stack_file.STACKS_DIR_ENV: str(Path(tmp) / stacks)}
+        done = subprocess.run([sys.executable, "-c", code], cwd=tmp, env=env, capture_output=True, text=True)
+    if done.returncode == 1:
+        raise InvalidStack(f"at {ref}: {done.stderr.strip().removeprefix('error: ')}")
+    if done.returncode != 0:
+        raise InvalidStack(f"cannot render stack {stack} at {ref}: {' '.join(done.stderr.split()[-40:])}")
+    return json.loads(done.stdout)
+
+
+def _print_jobs(stack: str) -> None:
+    """The subprocess side of _jobs_at: the jobs as JSON on stdout, or the message and exit 1."""
+    try:
+        jobs = jobs_of(stack)
+    except InvalidStack as problem:
+        print(f"error: {problem}", file=sys.stderr)
+        sys.exit(1)
+    json.dump(jobs, sys.stdout)
+
+
+def _stacks_dir_in_repo(repo: Path, tree: Path) -> Path:
+    """Where the stack files are, relative to the repository root: where they are here, or
+    else where REF's Pulumi.yaml says (its stackConfigDir)."""
+    import yaml
+
+    from stack_config import stack_file
+
+    try:
+        return stack_file.stacks_dir().resolve().relative_to(repo.resolve())
+    except ValueError:
+        pass
+    try:
+        project = yaml.safe_load((tree / "Pulumi.yaml").read_text()) or {}
+    except (OSError, yaml.YAMLError):
+        project = {}
+    return Path(project.get("stackConfigDir") or ".") if isinstance(project, dict) else Path(".")
+
+
+# --- git -----------------------------------------------------------------------------
+
+
+def _git(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    try:
+        return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True)
+    except FileNotFoundError:
+        raise BadRef("git is not on PATH: diff compares with a git ref") from None
+
+
+def _toplevel() -> Path:
+    done = _git("rev-parse", "--show-toplevel")
+    if done.returncode != 0:
+        raise BadRef(f"{Path.cwd()} is not in a git repository: run diff from the project's checkout")
+    return Path(done.stdout.strip())
+
+
+def _merge_base(repo: Path) -> str:
+    done = _git("merge-base", "HEAD", DEFAULT_BASE, cwd=repo)
+    if done.returncode != 0:
+        reason = " ".join(done.stderr.split()) or "they share no commit"
+        raise BadRef(f"no merge base of HEAD and {DEFAULT_BASE} ({reason}); name the ref to compare with: --against REF")
+    return done.stdout.strip()
+
+
+def _commit(repo: Path, ref: str) -> str:
+    done = _git("rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}", cwd=repo)
+    if done.returncode != 0:
+        raise BadRef(f"{ref!r} is not a commit git knows in {repo} (a branch, tag or commit)")
+    return done.stdout.strip()
+
+
+# --- the report ----------------------------------------------------------------------
+
+
+def report(old: dict[str, dict[str, Any]], new: dict[str, dict[str, Any]]) -> str:
+    from components.spot_job import spec
+
+    lines, added, removed, changed, resubmits, same = [], 0, 0, 0, 0, 0
+    for name in sorted(set(old) | set(new)):
+        if name not in old:
+            added += 1
+            lines.append(f"+ {name}: submitted")
+        elif name not in new:
+            removed += 1
+            lines.append(f"- {name}: removed (an active job is cancelled, unless onDelete: keep)")
+        else:
+            defining = list(_paths(spec.job_definition(old[name]), spec.job_definition(new[name]), ""))
+            defining += [line for key in spec.TRIGGER_FIELDS for line in _paths(old[name].get(key, _MISSING), new[name].get(key, _MISSING), key)]
+            knobs = sorted(set(old[name]) | set(new[name]))
+            knobs = [k for k in knobs if k not in spec.JOB_FIELDS and k not in spec.TRIGGER_FIELDS]
+            in_place = [line for key in knobs for line in _paths(old[name].get(key, _MISSING), new[name].get(key, _MISSING), key)]
+            if not defining and not in_place:
+                same += 1
+                continue
+            changed += 1
+            if defining:
+                resubmits += 1
+                lines.append(f"~ {name}: resubmits (a job-defining field changed; a CustomJob cannot be changed)")
+            else:
+                lines.append(f"~ {name}: updates in place (provider settings only; the job keeps running)")
+            lines += [f"    {line}" for line in defining + in_place]
+    summary = f"{added} to add, {changed} to change ({resubmits} resubmits), {removed} to remove, {same} unchanged"
+    if not lines:
+        return f"no changes: {summary}"
+    return "\n".join(lines) + "\n\n" + summary
+
+
+def _paths(before: Any, after: Any, path: str) -> Iterator[str]:
+    """Leaf by leaf, as `pulumi preview --diff` lists a property: ~ changed, + added, - removed."""
+    if before == after:
+        return
+    if before is _MISSING:
+        yield f"+ {path}: {_show(after)}"
+    elif after is _MISSING:
+        yield f"- {path}: {_show(before)}"
+    elif isinstance(before, dict) and isinstance(after, dict):
+        for key in sorted(set(before) | set(after)):
+            yield from _paths(before.get(key, _MISSING), after.get(key, _MISSING), f"{path}.{key}" if path else key)
+    elif isinstance(before, list) and isinstance(after, list):
+        for i in range(max(len(before), len(after))):
+            yield from _paths(before[i] if i < len(before) else _MISSING, after[i] if i < len(after) else _MISSING, f"{path}[{i}]")
+    else:
+        yield f"~ {path}: {_show(before)} => {_show(after)}"
+
+
+def _show(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True)
+    return text if len(text) <= 200 else text[:197] + "..."

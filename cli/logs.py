@@ -1,0 +1,57 @@
+"""`spot-training logs STACK TEAM/JOB`: where the job's logs are: its newest submission's
+Cloud Logging query, and the gcloud commands that stream or read it. Fetches no log
+itself; finding the job needs Google credentials (roles/aiplatform.viewer).
+
+Exit 0 with the commands, 1 if the job was never submitted, 2 for a bad argument,
+an unknown stack or an error from Google.
+"""
+
+from __future__ import annotations
+
+import shlex
+
+import typer
+
+from cli import deployed, output
+
+# Cloud Logging keeps a project's logs 30 days by default; `gcloud logging read` looks back 1 day unless told.
+FRESHNESS = "30d"
+
+
+def register(app: typer.Typer) -> None:
+    app.command(name="logs")(logs)
+
+
+def query(job_id: str) -> str:
+    """The Cloud Logging filter of a CustomJob's logs (its monitored resource is ml_job)."""
+    return f'resource.type="ml_job" AND resource.labels.job_id="{job_id}"'
+
+
+def logs(
+    stack: str = typer.Argument(..., help="a stack of stacks/, e.g. dev"),
+    job: str = typer.Argument(..., metavar="TEAM/JOB", help="the job, as the stack config nests it: vision/resnet-smoke"),
+    location: list[str] = typer.Option([], "--location", metavar="LOCATION", help="also search this region (repeatable)"),
+) -> None:
+    """The job's Cloud Logging query and the gcloud commands that stream it. Needs Google credentials to find the job."""
+    from components.spot_job import vertex
+
+    team, name = deployed.team_job(job)
+    target = deployed.load(stack)
+    jobs = deployed.rendered(target)
+    where = deployed.parents(target, {job: jobs[job]} if job in jobs else {}, location)
+    with deployed.google_errors():
+        found = deployed.with_attempts(deployed.of_resource(where, target, team, name), {})
+    if not found:
+        output.error(f"no job of {job} was submitted in stack {stack} (searched: {', '.join(where)})")
+        raise typer.Exit(1)
+    newest = found[-1]
+    parts = newest.job["name"].split("/")  # projects/P/locations/L/customJobs/ID
+    project, region, job_id = parts[1], parts[3], parts[5]
+    print(f"{job}: {newest.job['name']} ({newest.job.get('state')}, attempt {newest.attempt} of {len(found)})")
+    print(f"\nCloud Logging query (project {project}):\n  {query(job_id)}")
+    print(f"\nStream it while the job runs:\n  {shlex.join(['gcloud', 'ai', 'custom-jobs', 'stream-logs', job_id, f'--project={project}', f'--region={region}'])}")
+    print(f"\nRead what it wrote (newest first):\n  {shlex.join(['gcloud', 'logging', 'read', query(job_id), f'--project={project}', f'--freshness={FRESHNESS}'])}")
+    print(f"\nConsole: {vertex.console_url(newest.job['name'])}")
+    if len(found) > 1:
+        earlier = ", ".join(f"{f.job['name'].rsplit('/', 1)[1]} ({f.job.get('state')})" for f in found[:-1])
+        print(f"Earlier attempts: {earlier}; their logs: the same query with their job id")

@@ -1,0 +1,49 @@
+"""`spot-training status STACK`: the stack's jobs as Vertex AI sees them, found by the
+stack's label (every job spot-training submits carries it): one row per submission,
+with its state, attempt, strategy, times and console page. Needs Google credentials.
+
+Exit 0 with the table (or "no job"), 2 for an unknown stack or an error from Google.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from cli import deployed, output
+
+
+def register(app: typer.Typer) -> None:
+    app.command(name="status")(status)
+
+
+def status(
+    stack: str = typer.Argument(..., help="a stack of stacks/, e.g. dev"),
+    location: list[str] = typer.Option([], "--location", metavar="LOCATION", help="also search this region (repeatable)"),
+) -> None:
+    """The stack's jobs on Vertex AI: state, attempt, strategy, start and end, console link. Needs Google credentials."""
+    from components.spot_job import labels, vertex
+
+    target = deployed.load(stack)
+    jobs = deployed.rendered(target)
+    names = {labels.resource_value(f"{target.scope}/{team}-{job}"): f"{team}/{job}" for team, _, job in (n.partition("/") for n in jobs)}
+    where = deployed.parents(target, jobs, location)
+    with deployed.google_errors():
+        found = deployed.with_attempts(deployed.labelled(where, labels.STACK_LABEL, labels.stack_value(target.scope)), names)
+    if not found:
+        print(f"No job of stack {stack} ({target.project}) in: {', '.join(where)}")
+        return
+    output.table(
+        ("JOB", "STATE", "ATTEMPT", "STRATEGY", "STARTED", "ENDED", "CONSOLE"),
+        [
+            (
+                f.name,
+                f.job.get("state") or "-",
+                str(f.attempt),
+                ((f.job.get("jobSpec") or {}).get("scheduling") or {}).get("strategy") or "STRATEGY_UNSPECIFIED",
+                f.job.get("startTime") or "-",
+                f.job.get("endTime") or "-",
+                vertex.console_url(f.job["name"]),
+            )
+            for f in found
+        ],
+    )

@@ -1,0 +1,154 @@
+"""`spot-training diff`: the render at a git ref beside the working tree's, run as a user
+runs it, in a throwaway clone of this repository where the tests commit and edit."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.cli_runner import ROOT, spot_training
+
+NIGHTLY = """
+        nightly:
+          workerPoolSpecs:
+            - machineSpec: {machineType: n1-standard-4}
+              pythonPackageSpec:
+                executorImageUri: us-docker.pkg.dev/vertex-ai/training/sklearn-cpu.1-6:latest
+                packageUris: ["${packages.trainer}"]
+                pythonModule: tabular_trainer.task
+"""
+
+
+def git(repo: Path, *args: str) -> str:
+    done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=True)
+    return done.stdout.strip()
+
+
+@pytest.fixture(scope="module")
+def origin(tmp_path_factory) -> Path:
+    """This repository's committed tree, on `main`."""
+    repo = tmp_path_factory.mktemp("origin") / "repo"
+    subprocess.run(["git", "clone", "-q", "--no-hardlinks", str(ROOT), str(repo)], check=True)
+    git(repo, "checkout", "-q", "-B", "main")
+    return repo
+
+
+@pytest.fixture
+def repo(origin, tmp_path) -> Path:
+    """A clone on branch `feature`, one commit-free branch off `main`: edit its stacks, then diff."""
+    clone = tmp_path / "repo"
+    subprocess.run(["git", "clone", "-q", "--no-hardlinks", "-b", "main", str(origin), str(clone)], check=True)
+    git(clone, "config", "user.email", "t@example.com")
+    git(clone, "config", "user.name", "t")
+    git(clone, "checkout", "-q", "-b", "feature")
+    return clone
+
+
+def diff(repo: Path, *args: str):
+    return spot_training("diff", *args, stacks_dir=repo / "stacks", cwd=repo)
+
+
+def edit(repo: Path, old: str, new: str, stack: str = "dev") -> None:
+    path = repo / "stacks" / f"Pulumi.{stack}.yaml"
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+
+
+def test_a_job_changed_and_one_added_are_listed_field_by_field_against_the_merge_base(repo):
+    edit(repo, "machineSpec: {machineType: n1-standard-4}\n              containerSpec", "machineSpec: {machineType: n1-standard-8}\n              containerSpec")
+    (repo / "stacks" / "Pulumi.dev.yaml").write_text((repo / "stacks" / "Pulumi.dev.yaml").read_text().rstrip("\n") + "\n" + NIGHTLY.lstrip("\n"))
+    git(repo, "commit", "-qam", "a bigger eval, a nightly job")
+    edit(repo, "waitTimeout: 900s", "waitTimeout: 1200s")  # uncommitted: the working tree is what is diffed
+    done = diff(repo, "dev")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "~ vision/eval: resubmits" in out
+    assert '    ~ jobSpec.workerPoolSpecs[0].machineSpec.machineType: "n1-standard-4" => "n1-standard-8"' in out
+    assert "+ tabular/nightly" in out
+    assert "~ vision/resnet-smoke: updates in place" in out
+    assert '    ~ waitTimeout: "900s" => "1200s"' in out
+    assert "tabular/baseline" not in out.split("\n\n")[0] or "= tabular/baseline" not in out
+    assert "1 to add, 2 to change (1 resubmits), 0 to remove, 1 unchanged" in out
+    assert "Traceback" not in done.stderr
+
+
+def test_replica_count_trigger_and_removal(repo):
+    edit(repo, "args: [\"--epochs=1\"]", "args: [\"--epochs=1\"]\n            - machineSpec: {machineType: n1-standard-8}\n              replicaCount: 1\n              containerSpec: {imageUri: \"${images.trainer}\"}")
+    git(repo, "commit", "-qam", "a worker pool")
+    base = git(repo, "rev-parse", "HEAD")
+    edit(repo, "replicaCount: 1\n              containerSpec: {imageUri", "replicaCount: 2\n              containerSpec: {imageUri")
+    edit(repo, 'rerun: "1"', 'rerun: "2"')
+    text = (repo / "stacks" / "Pulumi.dev.yaml").read_text()
+    (repo / "stacks" / "Pulumi.dev.yaml").write_text(text.split("    tabular:")[0])  # tabular's team gone
+    done = diff(repo, "dev", "--against", base)
+    assert done.returncode == 0, done.stderr
+    assert "~ vision/resnet-smoke: resubmits" in done.stdout
+    assert "    ~ jobSpec.workerPoolSpecs[1].replicaCount: 1 => 2" in done.stdout
+    assert '    ~ rerun: "1" => "2"' in done.stdout
+    assert "- tabular/baseline" in done.stdout
+    assert "0 to add, 1 to change (1 resubmits), 1 to remove, 1 unchanged" in done.stdout
+
+
+def test_no_change_says_so(repo):
+    done = diff(repo, "dev")
+    assert done.returncode == 0, done.stderr
+    assert "no changes" in done.stdout and "3 unchanged" in done.stdout
+
+
+def test_a_stack_absent_at_the_ref_is_all_added(repo):
+    (repo / "stacks" / "Pulumi.qa.yaml").write_text((repo / "stacks" / "Pulumi.dev.yaml").read_text())
+    done = diff(repo, "qa")
+    assert done.returncode == 0, done.stderr
+    for job in ("vision/resnet-smoke", "vision/eval", "tabular/baseline"):
+        assert f"+ {job}" in done.stdout
+    assert "3 to add" in done.stdout
+
+
+def test_a_bad_ref_is_one_error_and_exit_2(repo):
+    done = diff(repo, "dev", "--against", "no-such-ref")
+    assert done.returncode == 2
+    assert "no-such-ref" in done.stderr and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_without_main_the_default_ref_is_a_clear_error(repo):
+    git(repo, "branch", "-q", "-D", "main")
+    done = diff(repo, "dev")
+    assert done.returncode == 2
+    assert "--against" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_an_invalid_stack_in_the_working_tree_exits_1(repo):
+    edit(repo, "scheduling: {strategy: SPOT, timeout: 7200s}", "scheduling: {strategy: SPOTTY, timeout: 7200s}")
+    done = diff(repo, "dev")
+    assert done.returncode == 1
+    assert "scheduling.strategy" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_an_invalid_stack_at_the_ref_exits_1_naming_the_ref(repo):
+    edit(repo, "scheduling: {strategy: SPOT, timeout: 7200s}", "scheduling: {strategy: SPOTTY, timeout: 7200s}")
+    git(repo, "commit", "-qam", "broken")
+    bad = git(repo, "rev-parse", "--short", "HEAD")
+    edit(repo, "strategy: SPOTTY", "strategy: SPOT")
+    done = diff(repo, "dev", "--against", "HEAD")
+    assert done.returncode == 1
+    assert "scheduling.strategy" in done.stderr and "HEAD" in done.stderr and "Traceback" not in done.stderr
+    assert bad  # named by the ref the user gave
+
+
+def test_an_unknown_stack_exits_2(repo):
+    done = diff(repo, "staging")
+    assert done.returncode == 2 and "no stack 'staging'" in done.stderr
+
+
+def test_a_stack_removed_from_the_working_tree_is_all_removed(repo):
+    (repo / "stacks" / "Pulumi.dev.yaml").unlink()
+    done = diff(repo, "dev")
+    assert done.returncode == 0, done.stderr
+    assert "is gone from the working tree" in done.stdout
+    for job in ("vision/resnet-smoke", "vision/eval", "tabular/baseline"):
+        assert f"- {job}" in done.stdout
+    assert "0 to add, 0 to change (0 resubmits), 3 to remove, 0 unchanged" in done.stdout

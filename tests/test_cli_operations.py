@@ -1,0 +1,265 @@
+"""`spot-training status / cancel / logs / sweep`: run as a user runs them (the console
+script in a subprocess, its exit code and output), against the Vertex AI emulator.
+
+The scene, in stack dev (stacks/Pulumi.dev.yaml: acme-ml-dev, us-central1), submitted
+with the bodies the offline render prints, labels included:
+- vision/resnet-smoke: its first attempt was preempted (FAILED, STOCKOUT), its
+  second runs on STANDARD;
+- vision/eval: queued;
+- tabular/baseline: succeeded;
+- a job of another stack in the same project and region: never shown, never touched.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from components.spot_job import labels
+from offline.render import render
+from tests.cli_runner import spot_training
+from tests.emulator import JobServiceEmulator
+
+PARENT = "projects/acme-ml-dev/locations/us-central1"
+
+
+@pytest.fixture(scope="module")
+def _emulator():
+    with JobServiceEmulator() as emu:
+        yield emu
+
+
+@pytest.fixture
+def emulator(_emulator, monkeypatch):
+    _emulator.reset()
+    monkeypatch.setenv("AIPLATFORM_EMULATOR_HOST", _emulator.address)
+    return _emulator
+
+
+@pytest.fixture(scope="module")
+def bodies():
+    return {f"{job.team}/{job.job}": job.body for job in render("dev")}
+
+
+def submit(body: dict, **label_changes: str) -> str:
+    from components.spot_job import vertex
+
+    body = json.loads(json.dumps(body))
+    body["labels"].update(label_changes)
+    with vertex.JobService("us-central1") as service:
+        job, _, _ = service.submit(PARENT, body, body["labels"][labels.SUBMISSION_LABEL], "unused")
+    return job["name"]
+
+
+@pytest.fixture
+def scene(emulator, bodies):
+    first = submit(bodies["vision/resnet-smoke"])
+    emulator.preempt(first)
+    second_body = json.loads(json.dumps(bodies["vision/resnet-smoke"]))
+    second_body["jobSpec"]["scheduling"]["strategy"] = "STANDARD"
+    second = submit(second_body, spot_training_key="attempt-2")
+    emulator.advance(second)
+    emulator.advance(second)  # RUNNING
+    evaluation = submit(bodies["vision/eval"])
+    baseline = submit(bodies["tabular/baseline"])
+    for _ in range(3):
+        emulator.advance(baseline)  # SUCCEEDED
+    other = submit(  # prod's vision/eval, in dev's project
+        bodies["vision/eval"], spot_training_stack=labels.stack_value("spot-training/prod"),
+        spot_training_resource=labels.resource_value("spot-training/prod/vision-eval"), spot_training_key="other",
+    )
+    emulator.reset_calls()
+    return {"first": first, "second": second, "eval": evaluation, "baseline": baseline, "other": other}
+
+
+def env(emulator) -> dict[str, str]:
+    return {"AIPLATFORM_EMULATOR_HOST": emulator.address}
+
+
+def rows(stdout: str) -> dict[str, list[list[str]]]:
+    """The table's rows by its first column (team/job)."""
+    found: dict[str, list[list[str]]] = {}
+    for line in stdout.splitlines():
+        cells = line.split()
+        if cells and "/" in cells[0] and not cells[0].startswith("http"):
+            found.setdefault(cells[0], []).append(cells)
+    return found
+
+
+def state_of(emulator, name: str) -> str:
+    return emulator.job(name).state.name
+
+
+def clean(done) -> None:
+    assert "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+# --- status -------------------------------------------------------------------------
+
+
+def test_status_lists_the_stacks_jobs_with_state_attempt_strategy_and_console(emulator, scene):
+    done = spot_training("status", "dev", env=env(emulator))
+    assert done.returncode == 0, done.stderr
+    table = rows(done.stdout)
+    assert set(table) == {"vision/resnet-smoke", "vision/eval", "tabular/baseline"}
+    resnet = sorted(table["vision/resnet-smoke"], key=lambda r: r[2])
+    assert [r[1:4] for r in resnet] == [["JOB_STATE_FAILED", "1", "SPOT"], ["JOB_STATE_RUNNING", "2", "STANDARD"]]
+    assert table["tabular/baseline"][0][1:4] == ["JOB_STATE_SUCCEEDED", "1", "SPOT"]
+    assert table["vision/eval"][0][1:4] == ["JOB_STATE_QUEUED", "1", "SPOT"]
+    second_id = scene["second"].rsplit("/", 1)[1]
+    assert f"https://console.cloud.google.com/agent-platform/locations/us-central1/training/{second_id}?project=acme-ml-dev" in done.stdout
+    assert scene["other"].rsplit("/", 1)[1] not in done.stdout  # another stack's job
+    assert emulator.calls["CancelCustomJob"] == 0
+
+
+def test_status_of_a_stack_with_no_job_says_so(emulator):
+    done = spot_training("status", "dev", env=env(emulator))
+    assert done.returncode == 0, done.stderr
+    assert "no job of stack dev" in done.stdout.lower()
+
+
+def test_status_of_an_unknown_stack_is_one_error_and_exit_2(emulator):
+    done = spot_training("status", "staging", env=env(emulator))
+    assert done.returncode == 2
+    assert "no stack 'staging'" in done.stderr
+    clean(done)
+
+
+def test_a_vertex_error_is_one_message_and_exit_2(emulator):
+    import grpc
+
+    emulator.inject("ListCustomJobs", grpc.StatusCode.PERMISSION_DENIED, times=5)
+    done = spot_training("status", "dev", env=env(emulator))
+    assert done.returncode == 2 and done.stdout == ""
+    assert "projects/acme-ml-dev" in done.stderr
+    clean(done)
+
+
+def test_without_credentials_it_says_so_in_one_message(tmp_path):
+    done = spot_training("status", "dev", env={"GOOGLE_APPLICATION_CREDENTIALS": str(tmp_path / "missing.json")})
+    assert done.returncode == 2
+    assert "credentials" in done.stderr.lower()
+    clean(done)
+
+
+# --- cancel -------------------------------------------------------------------------
+
+
+def test_cancel_stops_the_jobs_active_job_only_and_says_which(emulator, scene):
+    done = spot_training("cancel", "dev", "vision/resnet-smoke", env=env(emulator))
+    assert done.returncode == 0, done.stderr
+    assert f"cancelled {scene['second']}" in done.stdout
+    assert state_of(emulator, scene["second"]) in ("JOB_STATE_CANCELLING", "JOB_STATE_CANCELLED")
+    assert state_of(emulator, scene["first"]) == "JOB_STATE_FAILED"
+    assert state_of(emulator, scene["eval"]) == state_of(emulator, scene["other"]) == "JOB_STATE_QUEUED"
+    assert emulator.calls["CancelCustomJob"] == 1
+
+
+def test_cancel_of_a_job_with_nothing_active_exits_1(emulator, scene):
+    done = spot_training("cancel", "dev", "tabular/baseline", env=env(emulator))
+    assert done.returncode == 1
+    assert "no active job" in done.stderr and "tabular/baseline" in done.stderr
+    clean(done)
+    assert emulator.calls["CancelCustomJob"] == 0
+
+
+def test_cancel_checks_the_stack_label_too_not_only_the_resource_label(emulator, bodies):
+    """The resource label is a hash that names the stack already; a job that carries it with another
+    stack's label is not the stack's, and is never cancelled (as a create never adopts one)."""
+    other = submit(bodies["vision/eval"], spot_training_stack=labels.stack_value("spot-training/prod"))
+    done = spot_training("cancel", "dev", "vision/eval", env=env(emulator))
+    assert done.returncode == 1
+    assert state_of(emulator, other) == "JOB_STATE_QUEUED"
+
+
+@pytest.mark.parametrize("job", ["resnet-smoke", "vision/", "/x", "a/b/c"])
+def test_cancel_of_a_malformed_job_is_a_usage_error(emulator, job):
+    done = spot_training("cancel", "dev", job, env=env(emulator))
+    assert done.returncode == 2
+    assert "TEAM/JOB" in done.stderr
+    clean(done)
+    assert sum(emulator.calls.values()) == 0
+
+
+# --- logs ---------------------------------------------------------------------------
+
+
+def test_logs_prints_the_query_and_the_gcloud_commands_of_the_newest_attempt(emulator, scene):
+    done = spot_training("logs", "dev", "vision/resnet-smoke", env=env(emulator))
+    assert done.returncode == 0, done.stderr
+    job_id = scene["second"].rsplit("/", 1)[1]
+    assert f'resource.type="ml_job" AND resource.labels.job_id="{job_id}"' in done.stdout
+    assert f"gcloud ai custom-jobs stream-logs {job_id} --project=acme-ml-dev --region=us-central1" in done.stdout
+    assert (
+        f"gcloud logging read 'resource.type=\"ml_job\" AND resource.labels.job_id=\"{job_id}\"' --project=acme-ml-dev"
+        in done.stdout
+    )
+    assert scene["first"].rsplit("/", 1)[1] in done.stdout  # the earlier attempt is named too
+    assert emulator.calls["CancelCustomJob"] == 0
+
+
+def test_logs_of_a_job_never_submitted_exits_1(emulator, scene):
+    done = spot_training("logs", "dev", "vision/nonesuch", env=env(emulator))
+    assert done.returncode == 1
+    assert "vision/nonesuch" in done.stderr
+    clean(done)
+
+
+# --- sweep --------------------------------------------------------------------------
+
+
+def export(*names: str) -> dict:
+    root = "urn:pulumi:dev::spot-training::pulumi:pulumi:Stack::spot-training-dev"
+    jobs = [
+        {"urn": f"urn:pulumi:dev::spot-training::pulumi-python:dynamic/spot-training:SpotTrainingJob::job{i}",
+         "custom": True, "id": name, "type": "pulumi-python:dynamic/spot-training:SpotTrainingJob", "inputs": {},
+         "outputs": {"project": "acme-ml-dev", "location": "us-central1", "jobName": name}, "parent": root}
+        for i, name in enumerate(names)
+    ]
+    return {"version": 3, "deployment": {"manifest": {}, "resources": [{"urn": root, "type": "pulumi:pulumi:Stack"}, *jobs]}}
+
+
+def test_sweep_lists_orphans_says_how_to_cancel_them_then_cancels(emulator, scene, tmp_path):
+    state = tmp_path / "dev-state.json"
+    state.write_text(json.dumps(export(scene["first"], scene["second"])))  # vision/eval is not in state
+    done = spot_training("sweep", "dev", "--state", str(state), env=env(emulator))
+    assert done.returncode == 1, done.stderr
+    assert "ORPHANED" in done.stdout and scene["eval"] in done.stdout and scene["other"] not in done.stdout
+    command = f"spot-training sweep dev --state {state} --cancel"
+    assert command in done.stdout
+    assert emulator.calls["CancelCustomJob"] == 0
+
+    done = spot_training(*command.split()[1:], env=env(emulator))
+    assert done.returncode == 0, done.stderr
+    assert f"cancelled {scene['eval']}" in done.stdout
+    assert state_of(emulator, scene["eval"]) in ("JOB_STATE_CANCELLING", "JOB_STATE_CANCELLED")
+    assert state_of(emulator, scene["second"]) == "JOB_STATE_RUNNING"
+    assert state_of(emulator, scene["other"]) == "JOB_STATE_QUEUED"
+
+
+def test_sweep_include_released_without_cancel_is_a_usage_error(emulator, tmp_path):
+    done = spot_training("sweep", "dev", "--state", str(tmp_path / "x.json"), "--include-released", env=env(emulator))
+    assert done.returncode == 2 and "--include-released only goes with --cancel" in done.stderr
+    clean(done)
+
+
+def test_sweep_with_an_unreadable_state_is_one_error_and_exit_2(emulator, tmp_path):
+    done = spot_training("sweep", "dev", "--state", str(tmp_path / "missing.json"), env=env(emulator))
+    assert done.returncode == 2 and "cannot read" in done.stderr
+    clean(done)
+
+
+# --- the verbs' docs ----------------------------------------------------------------
+
+
+def test_every_operations_verb_is_listed_by_help_and_documented():
+    from pathlib import Path
+
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "cli-operations.md").read_text()
+    done = spot_training("--help")
+    assert done.returncode == 0
+    for verb in ("diff", "status", "cancel", "logs", "sweep"):
+        assert verb in done.stdout
+        assert f"## `spot-training {verb} STACK" in docs, f"docs/cli-operations.md has no section for {verb}"
