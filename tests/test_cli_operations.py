@@ -257,9 +257,9 @@ def test_sweep_with_an_unreadable_state_is_one_error_and_exit_2(emulator, tmp_pa
 def test_every_operations_verb_is_listed_by_help_and_documented():
     from pathlib import Path
 
-    docs = (Path(__file__).resolve().parent.parent / "docs" / "cli-operations.md").read_text()
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "cli.md").read_text()
     done = spot_training("--help")
     assert done.returncode == 0
-    for verb in ("diff", "status", "cancel", "logs", "sweep"):
+    for verb in ("validate", "render", "policy", "diff", "status", "cancel", "logs", "sweep"):
         assert verb in done.stdout
-        assert f"## `spot-training {verb} STACK" in docs, f"docs/cli-operations.md has no section for {verb}"
+        assert f"## `spot-training {verb} STACK" in docs, f"docs/cli.md has no section for {verb}"
