@@ -18,3 +18,21 @@ def spot_training(*args: str, stacks_dir: Path | None = None, env: dict[str, str
         environment["SPOT_TRAINING_STACKS_DIR"] = str(stacks_dir)
     environment.update(env or {})
     return subprocess.run([str(COMMAND), *args], cwd=cwd, env=environment, capture_output=True, text=True)
+
+
+def spot_training_in_process(*args: str, stacks_dir: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """The same command, run in this process (typer's test runner): for the cases where the
+    process boundary is not what is tested, since each process pays the imports anew.
+    Each verb keeps at least one test through `spot_training`, as a user runs it."""
+    from typer.testing import CliRunner
+
+    from cli.app import app
+
+    environment: dict[str, str | None] = {k: None for k in os.environ if k.startswith(("GOOGLE_", "CLOUDSDK_", "PULUMI_", "AIPLATFORM_"))}
+    if stacks_dir is not None:
+        environment["SPOT_TRAINING_STACKS_DIR"] = str(stacks_dir)
+    environment.update(env or {})
+    result = CliRunner().invoke(app, list(args), env=environment)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return subprocess.CompletedProcess(list(args), result.exit_code, result.stdout, result.stderr)

@@ -18,7 +18,7 @@ import pytest
 
 from components.spot_job import labels
 from offline.render import render
-from tests.cli_runner import spot_training
+from tests.cli_runner import spot_training, spot_training_in_process
 from tests.emulator import JobServiceEmulator
 
 PARENT = "projects/acme-ml-dev/locations/us-central1"
@@ -115,13 +115,13 @@ def test_status_lists_the_stacks_jobs_with_state_attempt_strategy_and_console(em
 
 
 def test_status_of_a_stack_with_no_job_says_so(emulator):
-    done = spot_training("status", "dev", env=env(emulator))
+    done = spot_training_in_process("status", "dev", env=env(emulator))
     assert done.returncode == 0, done.stderr
     assert "no job of stack dev" in done.stdout.lower()
 
 
 def test_status_of_an_unknown_stack_is_one_error_and_exit_2(emulator):
-    done = spot_training("status", "staging", env=env(emulator))
+    done = spot_training_in_process("status", "staging", env=env(emulator))
     assert done.returncode == 2
     assert "no stack 'staging'" in done.stderr
     clean(done)
@@ -131,7 +131,7 @@ def test_a_vertex_error_is_one_message_and_exit_2(emulator):
     import grpc
 
     emulator.inject("ListCustomJobs", grpc.StatusCode.PERMISSION_DENIED, times=5)
-    done = spot_training("status", "dev", env=env(emulator))
+    done = spot_training_in_process("status", "dev", env=env(emulator))
     assert done.returncode == 2 and done.stdout == ""
     assert "projects/acme-ml-dev" in done.stderr
     clean(done)
@@ -158,7 +158,7 @@ def test_cancel_stops_the_jobs_active_job_only_and_says_which(emulator, scene):
 
 
 def test_cancel_of_a_job_with_nothing_active_exits_1(emulator, scene):
-    done = spot_training("cancel", "dev", "tabular/baseline", env=env(emulator))
+    done = spot_training_in_process("cancel", "dev", "tabular/baseline", env=env(emulator))
     assert done.returncode == 1
     assert "no active job" in done.stderr and "tabular/baseline" in done.stderr
     clean(done)
@@ -169,14 +169,14 @@ def test_cancel_checks_the_stack_label_too_not_only_the_resource_label(emulator,
     """The resource label is a hash that names the stack already; a job that carries it with another
     stack's label is not the stack's, and is never cancelled (as a create never adopts one)."""
     other = submit(bodies["vision/eval"], spot_training_stack=labels.stack_value("spot-training/prod"))
-    done = spot_training("cancel", "dev", "vision/eval", env=env(emulator))
+    done = spot_training_in_process("cancel", "dev", "vision/eval", env=env(emulator))
     assert done.returncode == 1
     assert state_of(emulator, other) == "JOB_STATE_QUEUED"
 
 
 @pytest.mark.parametrize("job", ["resnet-smoke", "vision/", "/x", "a/b/c"])
 def test_cancel_of_a_malformed_job_is_a_usage_error(emulator, job):
-    done = spot_training("cancel", "dev", job, env=env(emulator))
+    done = spot_training_in_process("cancel", "dev", job, env=env(emulator))
     assert done.returncode == 2
     assert "TEAM/JOB" in done.stderr
     clean(done)
@@ -201,7 +201,7 @@ def test_logs_prints_the_query_and_the_gcloud_commands_of_the_newest_attempt(emu
 
 
 def test_logs_of_a_job_never_submitted_exits_1(emulator, scene):
-    done = spot_training("logs", "dev", "vision/nonesuch", env=env(emulator))
+    done = spot_training_in_process("logs", "dev", "vision/nonesuch", env=env(emulator))
     assert done.returncode == 1
     assert "vision/nonesuch" in done.stderr
     clean(done)
@@ -240,13 +240,13 @@ def test_sweep_lists_orphans_says_how_to_cancel_them_then_cancels(emulator, scen
 
 
 def test_sweep_include_released_without_cancel_is_a_usage_error(emulator, tmp_path):
-    done = spot_training("sweep", "dev", "--state", str(tmp_path / "x.json"), "--include-released", env=env(emulator))
+    done = spot_training_in_process("sweep", "dev", "--state", str(tmp_path / "x.json"), "--include-released", env=env(emulator))
     assert done.returncode == 2 and "--include-released only goes with --cancel" in done.stderr
     clean(done)
 
 
 def test_sweep_with_an_unreadable_state_is_one_error_and_exit_2(emulator, tmp_path):
-    done = spot_training("sweep", "dev", "--state", str(tmp_path / "missing.json"), env=env(emulator))
+    done = spot_training_in_process("sweep", "dev", "--state", str(tmp_path / "missing.json"), env=env(emulator))
     assert done.returncode == 2 and "cannot read" in done.stderr
     clean(done)
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.cli_runner import spot_training
+from tests.cli_runner import spot_training, spot_training_in_process
 from tests.test_cli_render import LADDER_STACK
 
 UNPINNED = "us-central1-docker.pkg.dev/acme-ml-dev/vision/trainer:latest"
@@ -36,7 +36,7 @@ def test_advisories_only_are_printed_and_exit_0(tmp_path):
     # STANDARD is not among the strategies this stack allows: the cost policy is advisory.
     stack = LADDER_STACK.replace("allowedStrategies: [SPOT, FLEX_START, STANDARD]", "allowedStrategies: [SPOT, FLEX_START]")
     (tmp_path / "Pulumi.dev.yaml").write_text(stack)
-    done = spot_training("policy", "dev", stacks_dir=tmp_path)
+    done = spot_training_in_process("policy", "dev", stacks_dir=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "job-spot-strategy (advisory)" in done.stdout and "::vision-standard" in done.stdout
     assert "allowedStrategies" in done.stdout
@@ -47,21 +47,21 @@ def test_an_invalid_stack_is_one_clean_message_and_exit_1(tmp_path):
     from tests.test_render import BROKEN_STACK
 
     (tmp_path / "Pulumi.dev.yaml").write_text(BROKEN_STACK)
-    done = spot_training("policy", "dev", stacks_dir=tmp_path)
+    done = spot_training_in_process("policy", "dev", stacks_dir=tmp_path)
     assert done.returncode == 1
     assert "Traceback" not in done.stderr and done.stdout == ""
     assert done.stderr.startswith("error: invalid stack config:")
 
 
 def test_an_unknown_stack_exits_2():
-    done = spot_training("policy", "staging")
+    done = spot_training_in_process("policy", "staging")
     assert done.returncode == 2
     assert "no stack 'staging'" in done.stderr
 
 
 def test_without_the_packs_environment_it_says_what_to_run(tmp_path):
     (tmp_path / "PulumiPolicy.yaml").write_text("runtime: python\n")
-    done = spot_training("policy", "dev", env={"SPOT_TRAINING_POLICY_DIR": str(tmp_path)})
+    done = spot_training_in_process("policy", "dev", env={"SPOT_TRAINING_POLICY_DIR": str(tmp_path)})
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
     assert "uv sync --locked --directory policy" in done.stderr

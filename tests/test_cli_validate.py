@@ -1,6 +1,6 @@
 """`spot-training validate`: run as a user runs it (the console script, its exit code, its output)."""
 
-from tests.cli_runner import spot_training
+from tests.cli_runner import spot_training, spot_training_in_process
 from tests.test_render import BROKEN_STACK
 
 
@@ -21,12 +21,12 @@ def test_an_invalid_stack_lists_every_failure_by_path_without_a_traceback_and_ex
 
 
 def test_an_unknown_stack_names_the_stacks_there_are_and_exits_2():
-    done = spot_training("validate", "staging")
+    done = spot_training_in_process("validate", "staging")
     assert done.returncode == 2
     assert "no stack 'staging'" in done.stderr and "(stacks: dev, prod)" in done.stderr
 
 
 def test_no_verb_prints_the_verbs_and_exits_2():
-    done = spot_training()
+    done = spot_training_in_process()
     assert done.returncode == 2
     assert "validate" in done.stdout
