@@ -23,3 +23,56 @@ def test_docs_rules_names_only_modules_that_exist():
     table = (ROOT / "docs" / "rules.md").read_text()
     for name in re.findall(r"`rules/([a-z_]+\.py)`", table):
         assert (RULES / name).is_file(), f"docs/rules.md names rules/{name}, which does not exist"
+
+
+def _blocks(page: str, language: str) -> list[str]:
+    return re.findall(rf"```{language}\n(.*?)```", (ROOT / "docs" / page).read_text(), re.S)
+
+
+def test_the_lifecycle_docs_python_example_registers_the_job_it_shows():
+    import pulumi
+
+    from tests.program import render_components
+
+    [example] = _blocks("lifecycle.md", "python")
+    trainer_image = "us-central1-docker.pkg.dev/acme-ml-dev/vision/trainer@sha256:" + "0" * 64
+
+    def program():
+        # What the stack's config gives every program: the job's project and location default to them.
+        pulumi.runtime.set_all_config({"gcp:project": "acme-ml-dev", "gcp:region": "us-central1"})
+        exec(example, {"trainer_image": trainer_image})
+
+    try:
+        recorder = render_components(program)
+    finally:
+        pulumi.runtime.set_all_config({})
+    [job] = recorder.of_type("SpotTrainingJob")
+    pool = job.inputs["jobSpec"]["workerPoolSpecs"][0]
+    assert pool["containerSpec"] == {"imageUri": trainer_image, "args": ["--epochs=3"]}
+    assert job.inputs["resubmission"]["fallback"] == [{"afterStockouts": 3, "strategy": "auto"}]
+    assert job.inputs["waitFor"] == "running"
+
+
+def test_the_lifecycle_docs_fallback_ladder_is_a_valid_policy_for_the_readmes_t4_job():
+    import yaml
+
+    from components.spot_job import spec
+    from tests.fixtures import job_inputs
+
+    ladders = [yaml.safe_load(b) for b in _blocks("lifecycle.md", "yaml") if "resubmission:" in b]
+    assert ladders
+    for ladder in ladders:
+        inputs = job_inputs(**ladder)
+        inputs["jobSpec"]["workerPoolSpecs"][0]["machineSpec"] = {
+            "machineType": "n1-standard-8", "acceleratorType": "NVIDIA_TESLA_T4", "acceleratorCount": 1,
+        }
+        assert spec.validate(inputs) == []
+
+
+def test_the_review_docs_render_example_is_what_the_render_prints():
+    from offline import render as offline_render
+
+    page = (ROOT / "docs" / "review.md").read_text()
+    shown = re.search(r"`uv run spot-training render prod` begins:\n\n\s*```\n(.*?)```", page, re.S).group(1)
+    printed = offline_render.summary(offline_render.render("prod"))
+    assert [line.strip() for line in shown.strip().splitlines()] == [line.strip() for line in printed.splitlines()]
