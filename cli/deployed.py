@@ -58,7 +58,8 @@ def rendered(stack) -> dict[str, dict[str, Any]]:
     from offline.program import UnknownStack
 
     try:
-        return jobs_of(stack.name)
+        with output.progress(f"rendering {stack.name} to name its jobs"):
+            return jobs_of(stack.name)
     except (InvalidStack, UnknownStack):
         output.note(f"stack {stack.name} does not render here; jobs are named by their labels")
         return {}
@@ -77,7 +78,7 @@ def labelled(where: list[str], label: str, value: str) -> list[dict[str, Any]]:
 
     found = []
     for location in sorted({parent.split("/")[3] for parent in where}):
-        with vertex.JobService(location) as service:
+        with output.progress(f"listing the stack's jobs in {location}"), vertex.JobService(location) as service:
             for parent in where:
                 if parent.split("/")[3] == location:
                     found += service.labelled(parent, label, value)

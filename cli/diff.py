@@ -56,10 +56,12 @@ def diff(
         ref, shown = (against, against) if against else (_merge_base(repo), f"the merge base with {DEFAULT_BASE}")
         commit = _commit(repo, ref)
         try:
-            new, gone = jobs_of(stack), None
+            with output.progress(f"rendering {stack} in the working tree"):
+                new, gone = jobs_of(stack), None
         except UnknownStack as problem:  # removed here: every job of REF's is removed, if REF has it
             new, gone = {}, problem
-        old = _jobs_at(repo, commit, ref, stack)
+        with output.progress(f"rendering {stack} at {ref}"):
+            old = _jobs_at(repo, commit, ref, stack)
         if gone is not None and old is None:
             raise gone
     except UnknownStack as problem:

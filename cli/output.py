@@ -3,8 +3,9 @@ text when piped or in CI (NO_COLOR and TERM=dumb are honoured by rich)."""
 
 from __future__ import annotations
 
+import contextlib
 import sys
-from typing import Iterable, Sequence
+from typing import Iterable, Iterator, Sequence
 
 from rich.console import Console
 from rich.markup import escape
@@ -43,3 +44,13 @@ def note(message: str) -> None:
         err.print(f"[yellow]note:[/] {escape(message)}")
     else:
         print(f"note: {message}", file=sys.stderr)
+
+
+@contextlib.contextmanager
+def progress(message: str) -> Iterator[None]:
+    """A spinner with what is being done, on a terminal only (stderr); nothing when piped or in CI."""
+    if not err.is_terminal:
+        yield
+        return
+    with err.status(escape(message)):
+        yield

@@ -28,7 +28,8 @@ def policy(stack: str = typer.Argument(..., help="a stack of stacks/, e.g. dev")
     from operations.policy_pack import PackMissing, check
 
     try:
-        report = check(stack)
+        with output.progress(f"running the policy pack over {stack}"):
+            report = check(stack)
     except (UnknownStack, PackMissing) as problem:
         output.error(str(problem))
         raise typer.Exit(2)

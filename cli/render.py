@@ -31,7 +31,8 @@ def render(
     from offline.program import UnknownStack
 
     try:
-        jobs = offline_render.render(stack)
+        with output.progress(f"rendering {stack} under the offline mocks"):
+            jobs = offline_render.render(stack)
     except UnknownStack as problem:
         output.error(str(problem))
         raise typer.Exit(2)

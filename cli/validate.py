@@ -24,7 +24,8 @@ def validate(stack: str = typer.Argument(..., help="a stack of stacks/, e.g. dev
     from offline.render import render
 
     try:
-        jobs = render(stack)
+        with output.progress(f"rendering {stack} under the offline mocks"):
+            jobs = render(stack)
     except UnknownStack as problem:
         output.error(str(problem))
         raise typer.Exit(2)
