@@ -183,6 +183,7 @@ def test_resubmission_runs_on_a_documented_schedule_and_by_hand_never_on_a_pr():
     assert on["schedule"] == [{"cron": INTERVAL}] and "workflow_dispatch" in on
     assert set(on) == {"schedule", "workflow_dispatch"}
     assert INTERVAL in (ROOT / "docs" / "workflows.md").read_text()
+    assert "resubmit.yml` every 30 minutes" in (ROOT / "README.md").read_text()  # the README says the same interval
 
 
 def test_resubmission_runs_per_stack_from_main_only():
