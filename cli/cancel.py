@@ -26,12 +26,8 @@ def cancel(
     """Cancel the job's active Vertex AI job(s). Needs Google credentials."""
     from components.spot_job import labels, vertex
 
-    team, name = deployed.team_job(job)
-    target = deployed.load(stack)
-    jobs = deployed.rendered(target)
-    where = deployed.parents(target, {job: jobs[job]} if job in jobs else {}, location)
+    _, _, found = deployed.submissions(stack, job, location)
     with deployed.google_errors():
-        found = deployed.of_resource(where, target, team, name)
         active = [j for j in found if j.get("state") in labels.ACTIVE_STATES]
         if not active:
             ended = ", ".join(f"{j['name'].rsplit('/', 1)[1]} {j.get('state')}" for j in found) or "none submitted"

@@ -36,6 +36,16 @@ def load(stack: str):
         raise typer.Exit(2)
 
 
+def submissions(stack: str, job: str, location: list[str]) -> tuple[Any, list[str], list[dict[str, Any]]]:
+    """The stack, where its job TEAM/JOB may be, and every submission of that job (cancel, logs)."""
+    team, name = team_job(job)
+    target = load(stack)
+    jobs = rendered(target)
+    where = parents(target, {job: jobs[job]} if job in jobs else {}, location)
+    with google_errors():
+        return target, where, of_resource(where, target, team, name)
+
+
 def team_job(value: str) -> tuple[str, str]:
     team, _, job = value.partition("/")
     if not team or not job or "/" in job:

@@ -35,12 +35,8 @@ def logs(
     """The job's Cloud Logging query and the gcloud commands that stream it. Needs Google credentials to find the job."""
     from components.spot_job import vertex
 
-    team, name = deployed.team_job(job)
-    target = deployed.load(stack)
-    jobs = deployed.rendered(target)
-    where = deployed.parents(target, {job: jobs[job]} if job in jobs else {}, location)
-    with deployed.google_errors():
-        found = deployed.with_attempts(deployed.of_resource(where, target, team, name), {})
+    _, where, submitted = deployed.submissions(stack, job, location)
+    found = deployed.with_attempts(submitted, {})
     if not found:
         output.error(f"no job of {job} was submitted in stack {stack} (searched: {', '.join(where)})")
         raise typer.Exit(1)

@@ -13,7 +13,7 @@ from typing import Optional
 
 import typer
 
-from cli import output
+from cli import offline_stack, output
 
 
 def register(app: typer.Typer) -> None:
@@ -25,20 +25,9 @@ def render(
     out: Optional[Path] = typer.Option(None, "--out", help="write <team>-<job>.json request bodies into this directory"),
 ) -> None:
     """Print each job's request body, sorted by team then job, and its settings (wait, rerun, delete, replace, fallback ladder)."""
-    import pulumi
-
     from offline import render as offline_render
-    from offline.program import UnknownStack
 
-    try:
-        with output.progress(f"rendering {stack} under the offline mocks"):
-            jobs = offline_render.render(stack)
-    except UnknownStack as problem:
-        output.error(str(problem))
-        raise typer.Exit(2)
-    except pulumi.RunError as problem:  # ConfigError, StackFileError, SpecError: one message listing every failure
-        output.error(str(problem))
-        raise typer.Exit(1)
+    jobs = offline_stack.rendered_jobs(stack)
     # Plain text on a terminal too: the bodies are JSON to copy, and the output is the same as `python -m offline.render`.
     for note in offline_render.print_render(jobs, out):
         output.note(note)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import typer
 
-from cli import output
+from cli import offline_stack, output
 
 
 def register(app: typer.Typer) -> None:
@@ -18,19 +18,6 @@ def register(app: typer.Typer) -> None:
 
 def validate(stack: str = typer.Argument(..., help="a stack of stacks/, e.g. dev")) -> None:
     """Check the stack config and every job's spec, offline, listing every failure by path."""
-    import pulumi
-
-    from offline.program import UnknownStack
-    from offline.render import render
-
-    try:
-        with output.progress(f"rendering {stack} under the offline mocks"):
-            jobs = render(stack)
-    except UnknownStack as problem:
-        output.error(str(problem))
-        raise typer.Exit(2)
-    except pulumi.RunError as problem:  # ConfigError, StackFileError, SpecError: one message listing every failure
-        output.error(str(problem))
-        raise typer.Exit(1)
+    jobs = offline_stack.rendered_jobs(stack)
     teams = sorted({job.team for job in jobs})
     output.out.print(f"{stack}: valid ({len(jobs)} jobs of {len(teams)} teams: {', '.join(teams)})", markup=False)

@@ -1,0 +1,26 @@
+"""What the offline verbs share: the stack rendered under the offline mocks, or
+the verb's exit with one clean message (1 for an invalid stack, 2 for none)."""
+
+from __future__ import annotations
+
+import typer
+
+from cli import output
+
+
+def rendered_jobs(stack: str):
+    """The stack's jobs (offline.render.RenderedJob, sorted by team then job)."""
+    import pulumi
+
+    from offline.program import UnknownStack
+    from offline.render import render
+
+    try:
+        with output.progress(f"rendering {stack} under the offline mocks"):
+            return render(stack)
+    except UnknownStack as problem:
+        output.error(str(problem))
+        raise typer.Exit(2)
+    except pulumi.RunError as problem:  # ConfigError, StackFileError, SpecError: one message listing every failure
+        output.error(str(problem))
+        raise typer.Exit(1)
