@@ -21,7 +21,7 @@ from google.cloud import aiplatform_v1
 from google.cloud.aiplatform_v1.services.job_service.transports import JobServiceGrpcTransport
 from google.protobuf import json_format
 
-from . import labels
+from . import labels, pacing
 from .errors import UserError
 
 log = logging.getLogger("spot-training")
@@ -138,8 +138,11 @@ def to_dict(job: aiplatform_v1.CustomJob) -> dict[str, Any]:
 class JobService:
     """One region's JobService for the span of one provider call."""
 
-    def __init__(self, location: str) -> None:
+    def __init__(self, location: str, quotas: dict[str, Any] | None = None) -> None:
         self._endpoint = endpoint(location)
+        # Every call waits for a slot of the region's quota first (pacing.py); `quotas`
+        # is the job input of that name, for projects whose quotas were raised.
+        self._pacer = pacing.for_location(location, quotas)
         self._client = job_service_client(location)
         # Connect first, within a bound: a wrong or unreachable endpoint is one
         # clear error here, not every call retrying UNAVAILABLE for minutes.
@@ -328,8 +331,14 @@ class JobService:
 
     def _call(self, action: str, method: Callable[..., Any], **kwargs: Any) -> Any:
         target = kwargs.get("name") or kwargs.get("parent") or (kwargs.get("request") or {}).get("parent", "")
+        retry = kwargs.pop("retry", None)
+
+        def attempt() -> Any:  # each attempt, retries included, waits for its quota slot
+            self._pacer.wait(method.__name__)
+            return method(retry=None, **kwargs)
+
         try:
-            return method(**kwargs)
+            return retry(attempt)() if retry is not None else attempt()
         except (exceptions.PermissionDenied, exceptions.Unauthenticated) as error:
             raise VertexError(_access_denied(action, method.__name__, target, error)) from error
         except exceptions.InvalidArgument as error:
