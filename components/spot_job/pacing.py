@@ -60,7 +60,10 @@ WINDOW_SECONDS = 60.0
 # The window is kept this much longer than a minute: a request reaches Google a
 # little after it leaves, and one that left just as its slot freed must not
 # arrive in the same minute as the call that held the slot (costs < 1% of a burst).
+# That travel takes real time, so on the emulator's faster clock the margin is
+# still at least MIN_MARGIN_SECONDS of real time.
 MARGIN_SECONDS = 0.5
+MIN_MARGIN_SECONDS = 0.1
 # A call waits at most this long for a slot (a sliding window frees one within
 # a minute, so only a stall waits longer); then it goes ahead, logged, and the
 # retry of RESOURCE_EXHAUSTED is what paces it.
@@ -133,7 +136,7 @@ def _limiter(location: str, which: str, per_minute: int, scale: float) -> Limite
     with _lock:
         limiter = _limiters.get(key)
         if limiter is None:
-            window_ms = max(1, round((WINDOW_SECONDS + MARGIN_SECONDS) * 1000 / scale))
+            window_ms = round((WINDOW_SECONDS / scale + max(MARGIN_SECONDS / scale, MIN_MARGIN_SECONDS)) * 1000)
             # buffer_ms: how much later than the computed instant a waiting thread wakes.
             limiter = _limiters[key] = Limiter(Rate(per_minute, window_ms), buffer_ms=max(1, round(50 / scale)))
         return limiter
