@@ -136,3 +136,21 @@ def test_the_time_scale_is_read_only_against_the_emulator(monkeypatch):
     assert pacing.time_scale() == 1.0  # a real stack's minute is a minute
     monkeypatch.setenv("AIPLATFORM_EMULATOR_HOST", "127.0.0.1:1")
     assert pacing.time_scale() == 60.0
+
+
+def test_every_page_of_a_list_is_a_call_of_its_own_paced_and_retried(emulator, fast_pace, monkeypatch):
+    import grpc
+
+    from components.spot_job import vertex
+
+    parent = "projects/acme-ml-dev/locations/us-central1"
+    for i in range(150):  # two pages of 100
+        emulator.restore({"name": f"{parent}/customJobs/{10**18 + i}", "displayName": "resnet", "labels": {"k": "v"},
+                          "state": "JOB_STATE_SUCCEEDED", "jobSpec": {"workerPoolSpecs": []}})
+    emulator.inject("ListCustomJobs", grpc.StatusCode.UNAVAILABLE, calls=[2])  # the second page's first try
+    waited = []
+    monkeypatch.setattr(pacing.Pacer, "wait", lambda self, method: waited.append(method))
+    with vertex.JobService("us-central1") as service:
+        assert len(service.labelled(parent, "k", "v")) == 150
+    assert emulator.calls["ListCustomJobs"] == 3
+    assert waited == ["list_custom_jobs"] * 3  # the retry waited for its slot too

@@ -167,27 +167,31 @@ class JobService:
         """Every job the resource with submission scope `scope` submitted in `parent`
         (and, for jobs v1 labelled without a resource label, those with its display
         name): one ListCustomJobs call, more only past a page of 100."""
-        pager = self._call(
-            "list the resource's jobs",
-            self._client.list_custom_jobs,
-            request={"parent": parent, "filter": labels.lookup_filter(scope, display_name), "page_size": 100},
-            retry=_transient_retry(READ_DEADLINE),
-            timeout=CALL_TIMEOUT,
-        )
-        return [to_dict(job) for job in pager]
+        return self._list("list the resource's jobs", parent, labels.lookup_filter(scope, display_name))
 
     def labelled(self, parent: str, label: str, value: str) -> list[dict[str, Any]]:
         """Every job in `parent` whose label `label` is `value` (checked here too, not
         only by the filter)."""
-        pager = self._call(
-            f"list the jobs labelled {label}",
-            self._client.list_custom_jobs,
-            request={"parent": parent, "filter": f'labels.{label}="{value}"', "page_size": 100},
-            retry=_transient_retry(READ_DEADLINE),
-            timeout=CALL_TIMEOUT,
-        )
-        jobs = [to_dict(job) for job in pager]
+        jobs = self._list(f"list the jobs labelled {label}", parent, f'labels.{label}="{value}"')
         return [job for job in jobs if (job.get("labels") or {}).get(label) == value]
+
+    def _list(self, action: str, parent: str, filter_: str) -> list[dict[str, Any]]:
+        """Every job the filter matches, page by page: each page a call of its own, paced and
+        retried (the client's pager would fetch the pages after the first unpaced)."""
+        jobs: list[dict[str, Any]] = []
+        token = ""
+        while True:
+            page = self._call(
+                action,
+                self._client.list_custom_jobs,
+                request={"parent": parent, "filter": filter_, "page_size": 100, "page_token": token},
+                retry=_transient_retry(READ_DEADLINE),
+                timeout=CALL_TIMEOUT,
+            )
+            jobs += [to_dict(job) for job in page.custom_jobs]  # this page only: the pager's first response
+            token = page.next_page_token
+            if not token:
+                return jobs
 
     def submit(
         self, parent: str, body: dict[str, Any], key: str, scope: str
