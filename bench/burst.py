@@ -28,7 +28,27 @@ Baseline, same run and quota: the high-level SDK's `CustomJob(...).submit()`
 for the same 200 jobs, 4 threads (transport patched as in bench/sdk.py). Its
 create has no retry, so what the quota refuses fails.
 
-Run: .venv/bin/python -m bench.burst [--quick] [--scales 60 30]
+Why S=10 and 5 (the first runs of this script used 60 and 30): each provider
+call now opens a client, waits for its channel to be ready and closes it, and
+the close alone takes about 0.2 s (gRPC's connectivity poll), so 4 threads
+make some 20 calls a real second. At S=60 that is slower than the quota and the
+run measures the client, not the pacing; the refresh runs at S=1 for the same
+reason (600 reads a minute is 10 a second).
+
+The provider paces its calls to the quotas itself (components/spot_job/pacing.py):
+its limiter's minute is scaled by SPOT_TRAINING_EMULATOR_TIME_SCALE=S like the
+emulator's, and the emulator also enforces the 600-per-minute CRUD quota.
+
+A refresh: N jobs in state (default 1,000), each read through the provider
+(`SpotTrainingJobProvider().read`, as `pulumi refresh` does, on 4 threads),
+against the emulator enforcing 600 CRUD requests per sliding minute on the
+clock scaled by S. Floors: the sliding window's (600 at once, the next 600 a
+minute later: 60*floor((N-1)/600) s) and the average rate's (N/600 minutes: 100 s
+for 1,000). Beside it, the same refresh unpaced (the job input quotas set to
+10**9 calls a minute, so the limiter never holds a call): the emulator rejects
+what passes the quota and the provider's backoff retries it (scaled by 1/S).
+
+Run: .venv/bin/python -m bench.burst [--quick] [--scales 10 5] [--refresh-scale 1]
 """
 
 from __future__ import annotations
@@ -44,9 +64,9 @@ from datetime import datetime, timezone
 from google.api_core import exceptions
 
 from bench import sdk
-from bench.emulated import SUBMISSIONS_PER_MINUTE, program_inputs, scoped, table
+from bench.emulated import CRUD_PER_MINUTE, SUBMISSIONS_PER_MINUTE, program_inputs, scoped, table
 from components.spot_job import provider as provider_module
-from components.spot_job import spec, vertex
+from components.spot_job import pacing, spec, vertex
 from components.spot_job.provider import SpotTrainingJobProvider
 from tests.emulator import JobServiceEmulator
 
@@ -86,7 +106,9 @@ def ours(inputs: dict, n: int, scale: float) -> dict:
     try:
         with JobServiceEmulator() as emu:
             os.environ[vertex.EMULATOR_HOST_ENV] = emu.address
+            os.environ[pacing.TIME_SCALE_ENV] = str(scale)  # the limiter's minute, as the emulator's
             emu.submission_quota(SUBMISSIONS_PER_MINUTE, time_scale=scale)
+            emu.crud_quota(CRUD_PER_MINUTE, time_scale=scale)
             wall, start = datetime.now(timezone.utc), time.perf_counter()
             with ThreadPoolExecutor(WORKERS) as pool:
                 outcomes = list(pool.map(_attempt(provider.create), jobs))
@@ -98,7 +120,7 @@ def ours(inputs: dict, n: int, scale: float) -> dict:
                 "keys": len(set(labels)),
                 "expected keys": len(set(labels) & {spec.submission_key(j) for j in jobs}),
                 "calls": Counter(emu.calls),
-                "exhausted": emu.failures[("CreateCustomJob", "RESOURCE_EXHAUSTED")],
+                "exhausted": sum(n for (_, code), n in emu.failures.items() if code == "RESOURCE_EXHAUSTED"),
                 "elapsed": elapsed,
                 "admitted": admitted_at(emu, wall, scale),
                 "retries": retries.count,
@@ -107,6 +129,43 @@ def ours(inputs: dict, n: int, scale: float) -> dict:
         vertex.BACKOFF, vertex.SUBMIT_DEADLINE = paced, deadline
         provider_module.log.removeHandler(retries)
         os.environ.pop(vertex.EMULATOR_HOST_ENV, None)
+        os.environ.pop(pacing.TIME_SCALE_ENV, None)
+
+
+def refresh(inputs: dict, n: int, scale: float, paced: bool = True) -> dict:
+    """n jobs in state, each read through the provider on 4 threads under the CRUD quota."""
+    provider = SpotTrainingJobProvider()
+    slow, deadline = vertex.BACKOFF, vertex.READ_DEADLINE
+    vertex.BACKOFF = vertex.Pace(initial=slow.initial / scale, maximum=slow.maximum / scale, multiplier=slow.multiplier)
+    vertex.READ_DEADLINE = deadline / scale
+    quotas = None if paced else {"callsPerMinute": 10**9}  # unpaced: the limiter never holds a call
+    try:
+        with JobServiceEmulator() as emu:
+            os.environ[vertex.EMULATOR_HOST_ENV] = emu.address
+            # The state: n jobs the stack submitted (straight into the emulator, unmetered).
+            states = []
+            for i in range(n):
+                props = scoped(inputs, f"spot-training/dev/job-{i}")
+                parent, _, body = spec.submission(props)
+                name = f"{parent}/customJobs/{10**18 + i}"
+                emu.restore({**body, "name": name, "state": "JOB_STATE_RUNNING", "createTime": "2026-01-01T00:00:00Z"})
+                states.append((name, {**props, "quotas": quotas, "jobName": name}))
+            os.environ[pacing.TIME_SCALE_ENV] = str(scale)
+            emu.crud_quota(CRUD_PER_MINUTE, time_scale=scale)
+            start = time.perf_counter()
+            with ThreadPoolExecutor(WORKERS) as pool:
+                outcomes = list(pool.map(_attempt(lambda s: provider.read(*s)), states))
+            elapsed = (time.perf_counter() - start) * scale
+            return {
+                "failed": sum(1 for ok in outcomes if not ok),
+                "gets": emu.calls["GetCustomJob"],
+                "exhausted": emu.failures[("GetCustomJob", "RESOURCE_EXHAUSTED")],
+                "elapsed": elapsed,
+            }
+    finally:
+        vertex.BACKOFF, vertex.READ_DEADLINE = slow, deadline
+        os.environ.pop(vertex.EMULATOR_HOST_ENV, None)
+        os.environ.pop(pacing.TIME_SCALE_ENV, None)
 
 
 def baseline(inputs: dict, n: int, scale: float) -> dict:
@@ -143,11 +202,13 @@ def _attempt(create, expected: type[BaseException] = Exception):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="a reduced smoke run: 80 jobs at S=60")
-    parser.add_argument("--scales", type=float, nargs="+", default=None, help="time scales S (default 60 30)")
+    parser.add_argument("--quick", action="store_true", help="a reduced smoke run: 80 jobs at S=10, a refresh of 150")
+    parser.add_argument("--scales", type=float, nargs="+", default=None, help="time scales S (default 10 5)")
+    parser.add_argument("--refresh-scale", type=float, default=1.0, help="time scale S of the refresh (default 1)")
     args = parser.parse_args()
     n = 80 if args.quick else 200
-    scales = args.scales or ([60.0] if args.quick else [60.0, 30.0])
+    reads = 150 if args.quick else 1000  # --quick: a smoke run that stays within one minute's quota
+    scales = args.scales or ([10.0] if args.quick else [10.0, 5.0])
 
     inputs = program_inputs()
     provider_module._report_to_stderr()  # installs the provider's stderr handler once (functools.cache) ...
@@ -187,6 +248,27 @@ def main() -> None:
     for s, r in results.items():
         ok = r["failed"] == 0 and r["jobs"] == n and r["keys"] == n and r["expected keys"] == n
         print(f"S={s:g}: all {n} submitted, none failed, none twice (each job's own submission key): {'yes' if ok else 'NO'}")
+
+    print()
+    rs = args.refresh_scale
+    runs = {"ours (paced)": refresh(inputs, reads, rs)}
+    if not args.quick:
+        runs["unpaced (backoff only)"] = refresh(inputs, reads, rs, paced=False)
+    window, rate = refresh_floor(reads), 60.0 * reads / CRUD_PER_MINUTE
+    print(f"A refresh of {reads} jobs, {WORKERS} workers, quota {CRUD_PER_MINUTE} CRUD requests per sliding minute, S={rs:g}; "
+          f"times in emulated seconds; floors: {window:.0f} s (sliding window), {rate:.0f} s (average rate)")
+    print(table(
+        ["run", "read", "failed", "GetCustomJob calls", "RESOURCE_EXHAUSTED", "elapsed s", "actual/window floor", "actual/rate floor"],
+        [[run, reads - r["failed"], r["failed"], r["gets"], r["exhausted"], f"{r['elapsed']:.0f}",
+          f"{r['elapsed'] / window:.2f}" if window else "n/a", f"{r['elapsed'] / rate:.2f}"] for run, r in runs.items()],
+    ))
+    r = runs["ours (paced)"]
+    print(f"refresh: all {reads} read, none failed, no RESOURCE_EXHAUSTED: {'yes' if r['failed'] == 0 and r['exhausted'] == 0 else 'NO'}")
+
+
+def refresh_floor(n: int, per_minute: int = CRUD_PER_MINUTE) -> float:
+    """Emulated seconds from the first read to the n-th, at best, under a sliding window."""
+    return 60.0 * ((n - 1) // per_minute)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,8 @@ from typing import Collection
 
 NS = "spot-training"
 # The keys of this namespace: the program's, and the policy pack's `policy`.
-STACK_KEYS = ("environment", "deployers", "teams", "extraRegions", "policy")
+# `quotas`: Vertex AI's request quotas per region, for the provider's pacing (quotas.py).
+STACK_KEYS = ("environment", "deployers", "teams", "extraRegions", "quotas", "policy")
 
 # Config key -> (dataclass field, type) of the component it overrides.
 BUCKET_KEYS = {

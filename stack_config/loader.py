@@ -19,6 +19,7 @@ from components.team_definition import IMAGE_REF, PACKAGE_REF, ImageConfig, JobC
 
 from . import place
 from . import names
+from .quotas import quotas as _quotas
 from .keys import BODY_KEYS, BUCKET_KEYS, KNOB_KEYS, NS, REPOSITORY_KEYS, SERVICE_ACCOUNT_KEYS, STACK_LABELS, unknown_keys
 from .names import bucket_name_ok
 from .secrets import Secrets, resolve_secret_refs
@@ -80,6 +81,11 @@ def load(
         failures += names.clashing_ids(teams)
         failures += names.clashing_members(deployers, teams)
     failures += secrets.misplaced()
+    # Every job carries them to the provider host, which runs apart from this program.
+    if (quotas := _quotas(get(f"{NS}:quotas"), failures)) is not None:
+        for team in teams.values():
+            for job in team.jobs.values():
+                job.knobs["quotas"] = quotas
     if failures:
         # A failure may quote the value it rejects; a secret one is never shown.
         values = secrets.values(get)

@@ -1,6 +1,14 @@
+import os
+
 import pytest
 
 from tests.emulator import JobServiceEmulator
+
+# The provider paces its calls to Vertex AI's per-minute quotas (components/spot_job/pacing.py).
+# Against the emulator the quota's minute lasts 60/S real seconds: here S=1000 (a minute is 60 ms),
+# so the suite's thousands of calls are never held to real minutes, in this process or in the
+# provider hosts it starts (they inherit the environment). A pacing test sets its own S.
+os.environ.setdefault("SPOT_TRAINING_EMULATOR_TIME_SCALE", "1000")
 
 
 @pytest.fixture

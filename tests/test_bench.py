@@ -38,7 +38,8 @@ def test_api_calls_counts_no_call_for_a_diff():
 
 def test_a_burst_submits_every_job_once():
     out = quick("burst")
-    assert "S=60: all" in out and "none failed, none twice (each job's own submission key): yes" in out
+    assert "S=10: all" in out and "none failed, none twice (each job's own submission key): yes" in out
+    assert "refresh: all 150 read, none failed, no RESOURCE_EXHAUSTED: yes" in out
 
 
 def test_a_mass_delete_cancels_every_job_and_leaves_none_active():

@@ -473,6 +473,37 @@ def test_the_quota_rejects_the_submission_past_the_limit_until_the_window_passes
         create(client)
 
 
+def test_the_crud_quota_caps_every_other_call_per_region_until_the_window_passes(emu, client):
+    # https://cloud.google.com/vertex-ai/docs/quotas: resource management (CRUD) requests, 600 a minute.
+    emu.crud_quota(3, time_scale=120)  # one emulated minute is half a real second
+    name = create(client).name  # a submission: not a CRUD call
+    client.get_custom_job(name=name)
+    client.list_custom_jobs(parent=PARENT)
+    client.cancel_custom_job(name=name)
+    with pytest.raises(exceptions.ResourceExhausted) as raised:
+        client.get_custom_job(name=name)
+    assert raised.value.message.startswith("Quota exceeded for quota metric 'Resource management (CRUD) requests'")
+    client.list_custom_jobs(parent="projects/acme/locations/europe-west4")  # another region's quota
+    assert emu.failures == Counter({("GetCustomJob", "RESOURCE_EXHAUSTED"): 1})
+    time.sleep(0.6)
+    client.get_custom_job(name=name)
+    emu.crud_quota(None)
+    for _ in range(5):
+        client.get_custom_job(name=name)
+
+
+def test_a_delete_is_a_submission_as_google_counts_it(emu, client):
+    # Google's quota page lists deleting a custom job among job and LRO submission requests.
+    emu.crud_quota(1)
+    name = create(client).name
+    client.cancel_custom_job(name=name)  # the one CRUD call of the window
+    emu.set_state(name, "JOB_STATE_CANCELLED")
+    emu.submission_quota(1)  # a new, empty window
+    client.delete_custom_job(name=name)
+    with pytest.raises(exceptions.ResourceExhausted):
+        create(client)
+
+
 def test_a_create_failed_before_apply_uses_no_quota(emu, client):
     emu.submission_quota(1)
     emu.inject("CreateCustomJob", grpc.StatusCode.UNAVAILABLE, times=1)

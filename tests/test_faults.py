@@ -54,6 +54,8 @@ def test_a_failing_label_look_up_is_retried_before_anything_is_submitted(emulato
 
 
 def test_the_submission_quota_is_waited_out_and_every_job_lands_once(emulator):
+    # The safety net under the pacing (pacing.py): a quota lower than the one paced to (shared with
+    # other clients, or set too high in spot-training:quotas) is met with RESOURCE_EXHAUSTED and retried.
     emulator.submission_quota(per_minute=2, time_scale=120)  # a minute lasts half a second
     scopes = [f"spot-training/dev/job-{i}" for i in range(5)]
     for scope in scopes:

@@ -119,7 +119,7 @@ class SpotTrainingJobProvider(ResourceProvider):
         from . import vertex, waiting
 
         strategy = resubmission.strategy_after(0, props)
-        with vertex.JobService(props["location"]) as service:
+        with vertex.JobService(props["location"], props.get("quotas")) as service:
             job, key = _submit(service, props, 1, strategy)
             job = waiting.follow(service, job, props)
         return CreateResult(job["name"], _outputs(props, job, key=key, strategy=strategy, attempt=1, history=[]))
@@ -129,7 +129,7 @@ class SpotTrainingJobProvider(ResourceProvider):
         from . import vertex
 
         name = _job_name(props.get("jobName") or id_, props)
-        with vertex.JobService(_location(name)) as service:
+        with vertex.JobService(_location(name), props.get("quotas")) as service:
             job = service.get(name)
         if job is None:
             # Vertex deletes only a job that has ended, so its training ran. The
@@ -155,7 +155,7 @@ class SpotTrainingJobProvider(ResourceProvider):
             ((news.get("jobSpec") or {}).get("baseOutputDirectory") or {}).get("outputUriPrefix", "no baseOutputDirectory"),
         )
         history = list(olds.get("history") or []) + [resubmission.history_entry(olds)]
-        with vertex.JobService(news["location"]) as service:
+        with vertex.JobService(news["location"], news.get("quotas")) as service:
             job, key = _submit(service, news, due.attempt, due.strategy)
             job = waiting.follow(service, job, news)
         return UpdateResult(_outputs(news, job, key=key, strategy=due.strategy, attempt=due.attempt, history=history))
@@ -170,7 +170,7 @@ class SpotTrainingJobProvider(ResourceProvider):
         from . import stopping, vertex
 
         timeout = spec.duration_seconds(props.get("deleteTimeout") or spec.DEFAULT_DELETE_TIMEOUT)
-        with vertex.JobService(_location(name)) as service:
+        with vertex.JobService(_location(name), props.get("quotas")) as service:
             # Cancelled at once; waited on only if the host can spare the thread (see stopping).
             stopped = stopping.stop(service, name, timeout, on_delete, props.get("displayName") or name)
             if on_delete == "cancel":

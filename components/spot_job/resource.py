@@ -31,6 +31,9 @@ class SpotTrainingJobArgs:
     on_delete: Optional[str] = None  # delete (default), cancel or keep
     delete_timeout: Optional[str] = None  # how long delete waits for a cancelled job, e.g. "900s"
     replace_order: Optional[str] = None  # cancelFirst (default) or submitFirst
+    # Vertex AI's per-region request quotas the provider paces to, for a project whose quotas
+    # were raised: {"submissionsPerMinute": 60, "callsPerMinute": 600} (the defaults).
+    quotas: Optional[Mapping[str, int]] = None
 
     def __post_init__(self) -> None:
         # spec.validate's rules at construction, naming the field; the defaults still to come
@@ -55,6 +58,7 @@ class SpotTrainingJobArgs:
             "onDelete": self.on_delete,
             "deleteTimeout": self.delete_timeout,
             "replaceOrder": self.replace_order,
+            "quotas": self.quotas,
         }
 
     @staticmethod

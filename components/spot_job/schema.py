@@ -44,7 +44,10 @@ MESSAGES: dict[str, dict[str, object]] = {
         "replaceOrder": enum("ReplaceOrder"),
         "submissionScope": STRING,
         "secretPaths": list_of(STRING),
+        "quotas": "Quotas",
     },
+    # Vertex AI's per-region request quotas the provider paces its calls to (pacing.py).
+    "Quotas": {"submissionsPerMinute": INT, "callsPerMinute": INT},
     # What `pulumi up` does with a job that failed (see resubmission.py).
     "Resubmission": {
         "maxResubmissions": INT,

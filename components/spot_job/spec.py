@@ -49,6 +49,8 @@ KNOB_FIELDS = (
     "submissionScope",
     # Which inputs were secret (the provider sees them plain): for redaction only.
     "secretPaths",
+    # Vertex AI's request quotas per region, for the provider's pacing (pacing.py).
+    "quotas",
 )
 
 # The label that makes `create` idempotent (see submission_key), beside the

@@ -21,7 +21,7 @@ from google.cloud import aiplatform_v1
 from google.cloud.aiplatform_v1.services.job_service.transports import JobServiceGrpcTransport
 from google.protobuf import json_format
 
-from . import labels
+from . import labels, pacing
 from .errors import UserError
 
 log = logging.getLogger("spot-training")
@@ -138,8 +138,11 @@ def to_dict(job: aiplatform_v1.CustomJob) -> dict[str, Any]:
 class JobService:
     """One region's JobService for the span of one provider call."""
 
-    def __init__(self, location: str) -> None:
+    def __init__(self, location: str, quotas: dict[str, Any] | None = None) -> None:
         self._endpoint = endpoint(location)
+        # Every call waits for a slot of the region's quota first (pacing.py); `quotas`
+        # is the job input of that name, for projects whose quotas were raised.
+        self._pacer = pacing.for_location(location, quotas)
         self._client = job_service_client(location)
         # Connect first, within a bound: a wrong or unreachable endpoint is one
         # clear error here, not every call retrying UNAVAILABLE for minutes.
@@ -164,27 +167,31 @@ class JobService:
         """Every job the resource with submission scope `scope` submitted in `parent`
         (and, for jobs v1 labelled without a resource label, those with its display
         name): one ListCustomJobs call, more only past a page of 100."""
-        pager = self._call(
-            "list the resource's jobs",
-            self._client.list_custom_jobs,
-            request={"parent": parent, "filter": labels.lookup_filter(scope, display_name), "page_size": 100},
-            retry=_transient_retry(READ_DEADLINE),
-            timeout=CALL_TIMEOUT,
-        )
-        return [to_dict(job) for job in pager]
+        return self._list("list the resource's jobs", parent, labels.lookup_filter(scope, display_name))
 
     def labelled(self, parent: str, label: str, value: str) -> list[dict[str, Any]]:
         """Every job in `parent` whose label `label` is `value` (checked here too, not
         only by the filter)."""
-        pager = self._call(
-            f"list the jobs labelled {label}",
-            self._client.list_custom_jobs,
-            request={"parent": parent, "filter": f'labels.{label}="{value}"', "page_size": 100},
-            retry=_transient_retry(READ_DEADLINE),
-            timeout=CALL_TIMEOUT,
-        )
-        jobs = [to_dict(job) for job in pager]
+        jobs = self._list(f"list the jobs labelled {label}", parent, f'labels.{label}="{value}"')
         return [job for job in jobs if (job.get("labels") or {}).get(label) == value]
+
+    def _list(self, action: str, parent: str, filter_: str) -> list[dict[str, Any]]:
+        """Every job the filter matches, page by page: each page a call of its own, paced and
+        retried (the client's pager would fetch the pages after the first unpaced)."""
+        jobs: list[dict[str, Any]] = []
+        token = ""
+        while True:
+            page = self._call(
+                action,
+                self._client.list_custom_jobs,
+                request={"parent": parent, "filter": filter_, "page_size": 100, "page_token": token},
+                retry=_transient_retry(READ_DEADLINE),
+                timeout=CALL_TIMEOUT,
+            )
+            jobs += [to_dict(job) for job in page.custom_jobs]  # this page only: the pager's first response
+            token = page.next_page_token
+            if not token:
+                return jobs
 
     def submit(
         self, parent: str, body: dict[str, Any], key: str, scope: str
@@ -328,8 +335,14 @@ class JobService:
 
     def _call(self, action: str, method: Callable[..., Any], **kwargs: Any) -> Any:
         target = kwargs.get("name") or kwargs.get("parent") or (kwargs.get("request") or {}).get("parent", "")
+        retry = kwargs.pop("retry", None)
+
+        def attempt() -> Any:  # each attempt, retries included, waits for its quota slot
+            self._pacer.wait(method.__name__)
+            return method(retry=None, **kwargs)
+
         try:
-            return method(**kwargs)
+            return retry(attempt)() if retry is not None else attempt()
         except (exceptions.PermissionDenied, exceptions.Unauthenticated) as error:
             raise VertexError(_access_denied(action, method.__name__, target, error)) from error
         except exceptions.InvalidArgument as error:

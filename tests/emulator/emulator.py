@@ -106,18 +106,27 @@ class JobServiceEmulator:
             self._store.faults.delay(rpc, seconds, calls, times, after_apply)
 
     def clear_faults(self) -> None:
-        """Drop every injected fault and delay; the submission quota stays."""
+        """Drop every injected fault and delay; the quotas stay."""
         with self._store.lock:
             self._store.faults.clear()
 
     def submission_quota(self, per_minute: Optional[int] = 60, *, time_scale: float = 1.0) -> None:
-        """Cap CreateCustomJob at `per_minute` per region in any sliding 60 s, as Vertex does; None lifts it.
+        """Cap job submissions, CreateCustomJob and DeleteCustomJob (Google's page counts deleting a custom
+        job as one), at `per_minute` per region in any sliding 60 s, as Vertex does; None lifts it.
         The window runs on an emulated clock `time_scale` times faster than real time. Calls the quota
         rejects do not count against it, but an admitted one counts even if it then fails validation, as
         Google meters requests before the service reads them. Enabling it again starts an empty window."""
         quota = None if per_minute is None else SubmissionQuota(per_minute, scaled_clock(time_scale))
         with self._store.lock:
             self._store.quota = quota
+
+    def crud_quota(self, per_minute: Optional[int] = 600, *, time_scale: float = 1.0) -> None:
+        """Cap every other call (GetCustomJob, ListCustomJobs, CancelCustomJob, GetOperation), Vertex's
+        resource management (CRUD) requests, at `per_minute` per region in any sliding 60 s; None lifts it.
+        Metered as submission_quota is, on its own emulated clock."""
+        quota = None if per_minute is None else SubmissionQuota(per_minute, scaled_clock(time_scale))
+        with self._store.lock:
+            self._store.crud_quota = quota
 
     def deny_project(self, project: str, code: grpc.StatusCode = grpc.StatusCode.PERMISSION_DENIED) -> None:
         """Fail every call on `project` with `code` and Google's wording: NOT_FOUND for a deleted project,

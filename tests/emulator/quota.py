@@ -1,4 +1,8 @@
-"""Vertex's cap on CustomJob submissions: at most N per region in any 60-second span."""
+"""Vertex's per-region request quotas: at most N calls per region in any 60-second span.
+
+Two are enforced (https://cloud.google.com/vertex-ai/docs/quotas): job submissions,
+which Google's page says include creating and deleting a custom job (60 a minute), and
+resource management (CRUD) requests, every other JobService call (600 a minute)."""
 
 from collections import defaultdict, deque
 
@@ -11,7 +15,7 @@ WINDOW_SECONDS = 60.0
 
 
 class SubmissionQuota:
-    """A sliding window per region on an injectable clock; not thread-safe, the store's lock guards it."""
+    """A sliding window per region (used for either quota, despite its name) on an injectable clock; not thread-safe, the store's lock guards it."""
 
     def __init__(self, per_minute: int, clock: Clock):
         if per_minute < 1:
@@ -30,6 +34,20 @@ class SubmissionQuota:
             return False
         accepted.append(now)
         return True
+
+
+# Which quota each rpc is charged to; GetOperation (a delete's long-running operation) is a CRUD read.
+SUBMITTING_RPCS = frozenset({"CreateCustomJob", "DeleteCustomJob"})
+CRUD_RPCS = frozenset({"GetCustomJob", "ListCustomJobs", "CancelCustomJob", "GetOperation"})
+
+
+def crud_exceeded(project: str) -> ApiError:
+    return ApiError(
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        "Quota exceeded for quota metric 'Resource management (CRUD) requests' and limit "
+        "'Resource management (CRUD) requests per minute per region' of service 'aiplatform.googleapis.com' "
+        f"for consumer 'project_number:{project}'.",
+    )
 
 
 def exceeded(project: str) -> ApiError:

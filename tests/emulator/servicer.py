@@ -88,9 +88,9 @@ class JobServiceServicer:
     def _apply(self, rpc: str, handler: Callable, request, fault: Optional[Fault]):
         if fault and not fault.after_apply:
             raise fault.error()
-        self._store.check_project(getattr(request, "name", "") or getattr(request, "parent", ""))
-        if rpc == "CreateCustomJob":
-            self._store.meter(request.parent)  # a call rejected before this point does not use quota
+        resource = getattr(request, "name", "") or getattr(request, "parent", "")
+        self._store.check_project(resource)
+        self._store.meter(rpc, resource)  # a call rejected before this point does not use quota
         answer = handler(request)
         if fault:
             raise fault.error()  # after_apply: done, but the client hears it failed

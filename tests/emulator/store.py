@@ -17,7 +17,7 @@ from tests.emulator.errors import ApiError, invalid
 from tests.emulator.faults import Delay, Fault, FaultPlan
 from tests.emulator.filters import compile_filter
 from tests.emulator.lifecycle import PREEMPTION, STOCKOUT_ERROR, Step
-from tests.emulator.quota import SubmissionQuota, exceeded
+from tests.emulator.quota import CRUD_RPCS, SUBMITTING_RPCS, SubmissionQuota, crud_exceeded, exceeded
 from tests.emulator.validation import PARENT, check_custom_job, check_parent
 
 CustomJob = aiplatform_v1.CustomJob
@@ -45,7 +45,8 @@ class JobStore:
         self.calls: Counter = Counter()
         self.failures: Counter = Counter()  # (rpc, status code name) of every error answered
         self.faults = FaultPlan()
-        self.quota: Optional[SubmissionQuota] = None
+        self.quota: Optional[SubmissionQuota] = None  # job submissions: CreateCustomJob, DeleteCustomJob
+        self.crud_quota: Optional[SubmissionQuota] = None  # every other call
         self.hold_cancelling = False
         self.cancel_polls = 1
         self.denied_projects: dict[str, grpc.StatusCode] = {}  # project -> the code every call on it gets
@@ -67,13 +68,18 @@ class JobStore:
             self.calls[rpc] += 1
             return self.faults.take(rpc, self.calls[rpc])
 
-    def meter(self, parent: str) -> None:
-        """Charge one submission to the parent's region, or raise the quota error."""
-        match = PARENT.fullmatch(parent)
+    def meter(self, rpc: str, resource: str) -> None:
+        """Charge one call of `rpc` on `resource` (a parent, or a job's or operation's name) to its
+        region's quota, or raise the quota error."""
+        match = PARENT.match(resource)
         with self.lock:
-            # A malformed parent is left to create() to reject, as Vertex names it rather than the quota.
-            if self.quota is not None and match and not self.quota.admit(match["location"]):
+            # A malformed name is left to the rpc to reject, as Vertex names it rather than the quota.
+            if match is None:
+                return
+            if rpc in SUBMITTING_RPCS and self.quota is not None and not self.quota.admit(match["location"]):
                 raise exceeded(match["project"])
+            if rpc in CRUD_RPCS and self.crud_quota is not None and not self.crud_quota.admit(match["location"]):
+                raise crud_exceeded(match["project"])
 
     def failed(self, rpc: str, code: grpc.StatusCode) -> None:
         with self.lock:

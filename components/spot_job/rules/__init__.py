@@ -42,6 +42,7 @@ RULES = (
     spot.no_persistent_resource,
     references.references,
     knobs.timeouts,
+    knobs.quotas,
     resubmission.resubmission,
     flex_start.flex_start,
     spot.no_reservation,

@@ -25,3 +25,13 @@ def timeouts(k: Known, fail: Fail) -> None:
                 f"is {timeout}; at most {MAX_BLOCKING_SECONDS}s: the dynamic provider host has 4 threads "
                 "for all resources, and a longer wait would stall the whole `pulumi up`",
             )
+
+
+def quotas(k: Known, fail: Fail) -> None:
+    """The per-minute quotas the provider paces to: whole numbers of at least 1 (0 would never call)."""
+    given = k.get(k.inputs, "quotas", dict) or {}
+    for key in ("submissionsPerMinute", "callsPerMinute"):
+        value = k.number(given, key)
+        if value is not None and value < 1:
+            fail(f"quotas.{key}", f"is {value}; a per-minute quota is at least 1 (Vertex AI's default: "
+                 f"{'60' if key == 'submissionsPerMinute' else '600'}, https://cloud.google.com/vertex-ai/docs/quotas)")
