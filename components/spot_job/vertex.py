@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -135,30 +136,59 @@ def to_dict(job: aiplatform_v1.CustomJob) -> dict[str, Any]:
     return json_format.MessageToDict(aiplatform_v1.CustomJob.pb(job))
 
 
+# One connected client per endpoint for the life of the process (the provider
+# host serves a whole `pulumi up`): a gRPC channel and the GAPIC client on it are
+# safe to share between the host's threads, and making one per call cost a
+# connect, and closing it ~200 ms (the channel joins its connectivity poller).
+# Kept here, never on the provider object (a channel cannot be pickled). Keyed by
+# endpoint, so the emulator's address or another region gets its own.
+_CLIENTS: dict[str, aiplatform_v1.JobServiceClient] = {}
+_CLIENTS_LOCK = threading.Lock()
+
+
+def shared_client(location: str) -> aiplatform_v1.JobServiceClient:
+    """This process's connected client for `location`'s endpoint, made (and connected,
+    within the connect bound) on first use; VertexError if it cannot connect."""
+    target = endpoint(location)
+    client = _CLIENTS.get(target)
+    if client is not None:
+        return client
+    with _CLIENTS_LOCK:  # one connect per endpoint, even when the host's threads all start at once
+        client = _CLIENTS.get(target)
+        if client is None:
+            client = _connected(target, job_service_client(location))
+            _CLIENTS[target] = client
+    return client
+
+
+def _connected(target: str, client: aiplatform_v1.JobServiceClient) -> aiplatform_v1.JobServiceClient:
+    # Connect first, within a bound: a wrong or unreachable endpoint is one
+    # clear error here, not every call retrying UNAVAILABLE for minutes.
+    timeout = connect_timeout()
+    try:
+        grpc.channel_ready_future(client.transport.grpc_channel).result(timeout=timeout)
+    except grpc.FutureTimeoutError:
+        client.transport.close()
+        raise VertexError(
+            f"Vertex AI is unreachable: no connection to {target} within {timeout:.0f}s. Check the "
+            f"job's location, the network or proxy between here and Google, or {EMULATOR_HOST_ENV} if it is "
+            f"set; {CONNECT_TIMEOUT_ENV} sets this bound in seconds."
+        ) from None
+    return client
+
+
 class JobService:
-    """One region's JobService for the span of one provider call."""
+    """One region's JobService, on the process's shared client for that region."""
 
     def __init__(self, location: str) -> None:
         self._endpoint = endpoint(location)
-        self._client = job_service_client(location)
-        # Connect first, within a bound: a wrong or unreachable endpoint is one
-        # clear error here, not every call retrying UNAVAILABLE for minutes.
-        timeout = connect_timeout()
-        try:
-            grpc.channel_ready_future(self._client.transport.grpc_channel).result(timeout=timeout)
-        except grpc.FutureTimeoutError:
-            self._client.transport.close()
-            raise VertexError(
-                f"Vertex AI is unreachable: no connection to {self._endpoint} within {timeout:.0f}s. Check the "
-                f"job's location, the network or proxy between here and Google, or {EMULATOR_HOST_ENV} if it is "
-                f"set; {CONNECT_TIMEOUT_ENV} sets this bound in seconds."
-            ) from None
+        self._client = shared_client(location)
 
     def __enter__(self) -> "JobService":
         return self
 
     def __exit__(self, *_: object) -> None:
-        self._client.transport.close()
+        pass  # the client stays open for the next call (shared_client)
 
     def jobs_of(self, parent: str, scope: str, display_name: str) -> list[dict[str, Any]]:
         """Every job the resource with submission scope `scope` submitted in `parent`
