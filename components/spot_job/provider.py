@@ -175,8 +175,8 @@ class SpotTrainingJobProvider(ResourceProvider):
             stopped = stopping.stop(service, name, timeout, on_delete, props.get("displayName") or name)
             if on_delete == "cancel":
                 return
-            if stopped:
-                service.delete(name, timeout)
+            if stopped == stopping.STOPPED:  # terminal, as just seen: no second look before the delete
+                service.delete_record(name, timeout)
             # Earlier attempts ended before this one was submitted; their records go too.
             for past in props.get("history") or []:
                 if past.get("jobId"):

@@ -342,8 +342,11 @@ class JobService:
 
     def delete(self, name: str, timeout: float) -> None:
         """Cancels the job if it is active, waits until it is terminal, deletes it."""
-        if self.stop(name, timeout) is None:
-            return
+        if self.stop(name, timeout) is not None:
+            self.delete_record(name, timeout)
+
+    def delete_record(self, name: str, timeout: float) -> None:
+        """Deletes the record of a job already seen terminal (no look first), waiting for the deletion."""
         try:
             operation = self._call(
                 "delete the job",
