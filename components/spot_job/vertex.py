@@ -190,10 +190,12 @@ class JobService:
     def __exit__(self, *_: object) -> None:
         pass  # the client stays open for the next call (shared_client)
 
-    def jobs_of(self, parent: str, scope: str, display_name: str) -> list[dict[str, Any]]:
+    def jobs_of(self, parent: str, scope: str, display_name: str, key: str | None = None) -> list[dict[str, Any]]:
         """Every job the resource with submission scope `scope` submitted in `parent`
         (and, for jobs v1 labelled without a resource label, those with its display
-        name): one ListCustomJobs call, more only past a page of 100."""
+        name): one ListCustomJobs call, more only past a page of 100. Given `key`, only
+        the jobs `labels.adoptable` and `labels.left_running` can pick are converted
+        to dicts: other resources' jobs of the same display name are skipped unread."""
         pager = self._call(
             "list the resource's jobs",
             self._client.list_custom_jobs,
@@ -201,7 +203,9 @@ class JobService:
             retry=_transient_retry(READ_DEADLINE),
             timeout=CALL_TIMEOUT,
         )
-        return [to_dict(job) for job in pager]
+        if key is None:
+            return [to_dict(job) for job in pager]
+        return [to_dict(job) for job in pager if labels.may_pick({"labels": job.labels}, scope, key)]
 
     def labelled(self, parent: str, label: str, value: str) -> list[dict[str, Any]]:
         """Every job in `parent` whose label `label` is `value` (checked here too, not
@@ -230,7 +234,7 @@ class JobService:
         seen: dict[str, list] = {}
 
         def adopt_or_create() -> tuple[dict[str, Any], bool]:
-            jobs = seen["jobs"] = self.jobs_of(parent, scope, body.get("displayName") or "")
+            jobs = seen["jobs"] = self.jobs_of(parent, scope, body.get("displayName") or "", key)
             found = labels.adoptable(jobs, key)
             if found is not None:
                 return found, True
