@@ -18,14 +18,16 @@ from typing import Any, Callable
 import grpc
 from google.api_core import exceptions
 from google.api_core import retry as retries
-from google.cloud import aiplatform_v1
-from google.cloud.aiplatform_v1.services.job_service.transports import JobServiceGrpcTransport
 from google.protobuf import json_format
 
-from . import labels
+from . import gapic_import, labels
 from .errors import UserError
 
 log = logging.getLogger("spot-training")
+
+# JobServiceClient, JobServiceGrpcTransport and CustomJob, without the ~40 other clients (see gapic_import).
+aiplatform_v1 = gapic_import.job_service()
+JobServiceGrpcTransport = aiplatform_v1.JobServiceGrpcTransport
 
 # The convention of PUBSUB_EMULATOR_HOST and STORAGE_EMULATOR_HOST: host:port
 # of a plaintext gRPC JobService, used with no credentials at all.
