@@ -34,7 +34,8 @@ Measured:
 How the SDK reaches the emulator: see bench/sdk.py (only the gRPC channel
 factory is patched, to a plaintext channel; the SDK's logic runs unchanged).
 The script checks that the SDK's jobs landed in the emulator and are the same
-CustomJob as ours, apart from name, times and the submission label.
+CustomJob as ours, apart from name, times and the two labels that hash the
+resource's scope (submission key, resource).
 
 Run: .venv/bin/python -m bench.operations [--quick]
 """
@@ -53,7 +54,7 @@ from pulumi.runtime.proto import provider_pb2
 
 from bench import sdk
 from bench.emulated import URN, Host, checked, median, p90, program_inputs, scoped, serialize, table
-from components.spot_job import spec, vertex
+from components.spot_job import labels, spec, vertex
 from components.spot_job.provider import SpotTrainingJobProvider
 from tests.emulator import JobServiceEmulator
 from tests.program import ROOT
@@ -131,7 +132,8 @@ def same_job(emu: JobServiceEmulator, ours: str, theirs: str) -> bool:
         job = type(emu.job(name)).pb(emu.job(name))
         for field in ("name", "state", "create_time", "update_time", "start_time", "end_time"):
             job.ClearField(field)
-        del job.labels[spec.SUBMISSION_LABEL]
+        for label in (spec.SUBMISSION_LABEL, labels.RESOURCE_LABEL):  # both hash the resource's scope
+            del job.labels[label]
         return job
 
     return comparable(ours) == comparable(theirs)
@@ -291,7 +293,7 @@ def main() -> None:
           "properties, its cached provider's look-up; the provider's own Python = in-process - its calls.")
     print()
     print(f"SDK's jobs landed in the emulator: {'yes' if sdk_landed else 'NO'}; same CustomJob as ours "
-          f"(apart from name, times, submission label): {'yes' if identical else 'NO'}; jobs left after the deletes "
+          f"(apart from name, times, the submission and resource labels): {'yes' if identical else 'NO'}; jobs left after the deletes "
           f"(cold-start jobs only): {left}")
     print("Ours does more per create: a ListCustomJobs look-up of the submission label before CreateCustomJob "
           "(exactly-once); per delete: one GetCustomJob state check (cancel only if active), the DeleteCustomJob "
