@@ -22,11 +22,20 @@ Measured:
     the SDK has no such operation (its delete() of a running job is refused
     FAILED_PRECONDITION, as by Vertex), so no baseline.
   Each row also shows the RPCs one operation made, from the emulator's counters.
+- Breakdown of a warm create and read: the same provider method called in this
+  process (its JobService client warm, as the host's is), with the time in each
+  JobService call (vertex.JobService._call, client side: request building, the
+  gRPC round trip to the emulator and the emulator's own work, proto to dict);
+  the provider's own Python is the method's time less its calls (validation,
+  canonical form and submission key, labels, redaction, outputs); the host hop
+  is the host call's median less the in-process method's median (gRPC to the
+  host, its (de)serializing of properties, the pickled provider's look-up).
 
 How the SDK reaches the emulator: see bench/sdk.py (only the gRPC channel
 factory is patched, to a plaintext channel; the SDK's logic runs unchanged).
 The script checks that the SDK's jobs landed in the emulator and are the same
-CustomJob as ours, apart from name, times and the submission label.
+CustomJob as ours, apart from name, times and the two labels that hash the
+resource's scope (submission key, resource).
 
 Run: .venv/bin/python -m bench.operations [--quick]
 """
@@ -35,6 +44,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import time
@@ -44,7 +54,8 @@ from pulumi.runtime.proto import provider_pb2
 
 from bench import sdk
 from bench.emulated import URN, Host, checked, median, p90, program_inputs, scoped, serialize, table
-from components.spot_job import spec
+from components.spot_job import labels, spec, vertex
+from components.spot_job.provider import SpotTrainingJobProvider
 from tests.emulator import JobServiceEmulator
 from tests.program import ROOT
 from tests.provider_host import deserialize
@@ -121,10 +132,47 @@ def same_job(emu: JobServiceEmulator, ours: str, theirs: str) -> bool:
         job = type(emu.job(name)).pb(emu.job(name))
         for field in ("name", "state", "create_time", "update_time", "start_time", "end_time"):
             job.ClearField(field)
-        del job.labels[spec.SUBMISSION_LABEL]
+        for label in (spec.SUBMISSION_LABEL, labels.RESOURCE_LABEL):  # both hash the resource's scope
+            del job.labels[label]
         return job
 
     return comparable(ours) == comparable(theirs)
+
+
+def breakdown(emu: JobServiceEmulator, inputs: dict, ops: int) -> dict[str, dict[str, list[float]]]:
+    """Per operation (create, read): samples of the provider method's total seconds in this
+    process and of the seconds in each JobService call it made, by RPC."""
+    os.environ[vertex.EMULATOR_HOST_ENV] = emu.address
+    provider = SpotTrainingJobProvider()
+    spent: list[tuple[str, float]] = []
+    original = vertex.JobService._call
+
+    def timed(self, action, method, **kwargs):
+        start = time.perf_counter()
+        try:
+            return original(self, action, method, **kwargs)
+        finally:
+            spent.append((method.__name__, time.perf_counter() - start))
+
+    vertex.JobService._call = timed
+    out = {op: {"total": []} for op in ("create", "read")}
+    try:
+        warm = provider.create(provider.check({}, scoped(inputs, "spot-training/dev/inproc-warm")).inputs)
+        provider.read(warm.id, warm.outs)
+        for i in range(ops):
+            props = provider.check({}, scoped(inputs, f"spot-training/dev/inproc-{i}")).inputs
+            for op, call in (("create", lambda: provider.create(props)), ("read", lambda: provider.read(made.id, made.outs))):
+                spent.clear()
+                start = time.perf_counter()
+                result = call()
+                out[op]["total"].append(time.perf_counter() - start)
+                if op == "create":
+                    made = result
+                for name, seconds in spent:
+                    out[op].setdefault(name, []).append(seconds)
+    finally:
+        vertex.JobService._call = original
+    return out
 
 
 def main() -> None:
@@ -204,6 +252,7 @@ def main() -> None:
                 _, t, c = measured(emu, lambda: host.call("Delete", request))
                 times["delete running"]["ours"].append(t), calls["delete running"]["ours"].append(c)
         left = len(emu.jobs())
+        parts = breakdown(emu, inputs, warm_ops)
 
     ms = lambda s: f"{s * 1000:.1f}"  # noqa: E731
     print(f"Cold start to the first create: median of {cold_runs} runs each, interleaved (seconds)")
@@ -228,11 +277,26 @@ def main() -> None:
                      rpc_text(calls[op]["sdk"]) if s else "n/a (SDK refuses: FAILED_PRECONDITION)"])
     print(table(["operation", "ours med", "ours p90", "SDK med", "SDK p90", "ratio (med)", "RPCs ours/op", "RPCs SDK/op"], rows))
     print()
+    print(f"Where a warm create and read spend their time (medians over {warm_ops} ops; ms)")
+    rows = []
+    for op in ("create", "read"):
+        total = median(parts[op]["total"])
+        rpc_names = sorted(k for k in parts[op] if k != "total")
+        rpc_total = sum(median(parts[op][k]) for k in rpc_names)
+        hop = median(times[op]["ours"]) - total
+        rows.append([op, ms(median(times[op]["ours"])), ms(hop), ms(total),
+                     ", ".join(f"{k} {ms(median(parts[op][k]))}" for k in rpc_names), ms(total - rpc_total),
+                     ms(median(times[op]["sdk"]))])
+    print(table(["operation", "through host", "host hop", "provider in-process", "JobService calls (client side)",
+                 "provider's own Python", "SDK"], rows))
+    print("host hop = through host - provider in-process: gRPC to the host and back, its (de)serializing of the "
+          "properties, its cached provider's look-up; the provider's own Python = in-process - its calls.")
+    print()
     print(f"SDK's jobs landed in the emulator: {'yes' if sdk_landed else 'NO'}; same CustomJob as ours "
-          f"(apart from name, times, submission label): {'yes' if identical else 'NO'}; jobs left after the deletes "
+          f"(apart from name, times, the submission and resource labels): {'yes' if identical else 'NO'}; jobs left after the deletes "
           f"(cold-start jobs only): {left}")
     print("Ours does more per create: a ListCustomJobs look-up of the submission label before CreateCustomJob "
-          "(exactly-once); per delete: a GetCustomJob state check (cancel only if active), the DeleteCustomJob "
+          "(exactly-once); per delete: one GetCustomJob state check (cancel only if active), the DeleteCustomJob "
           "LRO awaited; for a running job also CancelCustomJob and polling (vertex.POLL: first sleep up to 1 s, "
           "jittered) until it is terminal.")
 

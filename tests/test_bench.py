@@ -28,7 +28,15 @@ def test_footprint_measures_the_real_provider_blob():
 
 
 def test_operations_compares_with_the_sdk_whose_jobs_really_landed():
-    assert "SDK's jobs landed in the emulator: yes; same CustomJob as ours" in quick("operations")
+    out = quick("operations")
+    assert "SDK's jobs landed in the emulator: yes; same CustomJob as ours" in out
+    assert "Where a warm create and read spend their time" in out
+
+
+def test_up_submits_each_job_once_beside_the_sdk():
+    out = quick("up")
+    rows = [line.split(None, 1) for line in out.splitlines() if line[:1].isdigit() and "CustomJob" in line]
+    assert rows == [["1", "1 CreateCustomJob + 1 ListCustomJobs"], ["10", "1 CreateCustomJob + 1 ListCustomJobs"]]
 
 
 def test_api_calls_counts_no_call_for_a_diff():

@@ -43,3 +43,26 @@ def test_a_rejected_submission_through_the_real_client_is_final(emulator):
         with pytest.raises(vertex.VertexError, match="display_name"):
             service.submit("projects/acme-ml-dev/locations/us-central1", {"jobSpec": {"workerPoolSpecs": []}}, "k" * 32, "p/s/r")
     assert emulator.calls["CreateCustomJob"] == 1
+
+
+def test_vertex_imports_only_the_job_service_client_and_the_package_stays_whole_for_everyone_else():
+    """gapic_import: the host imports one of aiplatform_v1's ~40 clients; anything else that reads the
+    package (the high-level SDK, here) gets it whole, with the same classes."""
+    import subprocess
+    import sys
+
+    from tests.program import ROOT
+
+    program = (
+        "import sys\n"
+        "from components.spot_job import vertex\n"
+        "loaded = {m.split('.')[4] for m in sys.modules if m.startswith('google.cloud.aiplatform_v1.services.')}\n"
+        "assert loaded == {'job_service'}, loaded\n"
+        "from google.cloud import aiplatform, aiplatform_v1\n"
+        "assert aiplatform_v1.JobServiceClient is vertex.aiplatform_v1.JobServiceClient\n"
+        "assert aiplatform_v1.CustomJob is vertex.aiplatform_v1.CustomJob\n"
+        "assert aiplatform_v1.PipelineServiceClient and aiplatform.CustomJob\n"
+        "print('ok')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", program], cwd=ROOT, capture_output=True, text=True)
+    assert done.stdout.strip() == "ok", done.stderr

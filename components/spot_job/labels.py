@@ -98,6 +98,12 @@ def of_resource(job: dict[str, Any], scope: str) -> bool:
     return (job.get("labels") or {}).get(RESOURCE_LABEL) == resource_value(scope)
 
 
+def may_pick(job: dict[str, Any], scope: str, key: str) -> bool:
+    """Whether `adoptable(..., key)` or `left_running(..., scope, ...)` could pick the job:
+    the jobs worth reading out of a ListCustomJobs answer."""
+    return carries_key(job, key) or of_resource(job, scope)
+
+
 def adoptable(jobs: Iterable[dict[str, Any]], key: str) -> dict[str, Any] | None:
     """The job submitted earlier under `key` whose answer was lost, if any: never a
     cancelled one, and of several (a key submitted again after a cancel) the newest."""

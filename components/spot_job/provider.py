@@ -9,8 +9,10 @@ is imported inside the methods that call Vertex AI.
 from __future__ import annotations
 
 import functools
+import importlib
 import logging
 import sys
+import threading
 from typing import Any
 
 from pulumi.dynamic import (
@@ -58,6 +60,15 @@ class SpotTrainingJobProvider(ResourceProvider):
     # The provider carries no secrets (it has no state at all), so its blob
     # stays readable and small in the state file.
     serialize_as_secret_always = False
+
+    def configure(self, req: Any) -> None:
+        # The host calls this once per process, on its first call (it keeps the
+        # unpickled provider). The Google client takes about a second to import and
+        # every Create needs it: import it on a thread now, beside the Checks the
+        # engine sends first, instead of in the first Create. Nothing is connected
+        # and nothing is kept on the provider; a failed import fails again, with its
+        # error, where a method imports `vertex`.
+        threading.Thread(target=_import_vertex, name="spot-training-import", daemon=True).start()
 
     def check(self, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
         failures = spec.validate(news, unknown=rpc.UNKNOWN)
@@ -175,12 +186,20 @@ class SpotTrainingJobProvider(ResourceProvider):
             stopped = stopping.stop(service, name, timeout, on_delete, props.get("displayName") or name)
             if on_delete == "cancel":
                 return
-            if stopped:
-                service.delete(name, timeout)
+            if stopped == stopping.STOPPED:  # terminal, as just seen: no second look before the delete
+                service.delete_record(name, timeout)
             # Earlier attempts ended before this one was submitted; their records go too.
             for past in props.get("history") or []:
                 if past.get("jobId"):
                     service.delete(_job_name(past["jobId"], props), timeout)
+
+
+def _import_vertex() -> None:
+    try:
+        importlib.import_module(f"{__package__}.vertex")
+        importlib.import_module(f"{__package__}.waiting")
+    except Exception:  # noqa: BLE001 - the method that needs it imports it again and reports the error
+        pass
 
 
 def _submit(service: Any, props: dict[str, Any], attempt: int, strategy: str) -> tuple[dict[str, Any], str]:

@@ -22,24 +22,32 @@ from .vertex import ACTIVE_STATES, TERMINAL_STATES, JobService, console_url
 log = logging.getLogger("spot-training")
 
 
-def stop(service: JobService, name: str, timeout: float, on_delete: str, label: str) -> bool:
-    """Cancels the job if it is active; True once it is terminal or gone, so its record can be
-    deleted; False if it was left stopping (logged). TimeoutError if it outlasts `timeout`."""
+# What `stop` found or left: its record may be deleted only when STOPPED.
+GONE = "gone"  # no record left to delete
+STOPPED = "stopped"  # terminal now
+STOPPING = "stopping"  # cancelled, left stopping (logged)
+
+
+def stop(service: JobService, name: str, timeout: float, on_delete: str, label: str) -> str:
+    """Cancels the job if it is active and waits until it is terminal if a slot is free:
+    GONE, STOPPED (its record can be deleted at once, no further look needed) or STOPPING.
+    TimeoutError if it outlasts `timeout`."""
     job = service.get(name)
-    if job is None or job.get("state") in TERMINAL_STATES:
-        return True
+    if job is None:
+        return GONE
+    if job.get("state") in TERMINAL_STATES:
+        return STOPPED
     if job.get("state") in ACTIVE_STATES:
         service.cancel(name)
     with blocking.slot() as free:
         if free:
-            service.wait_until_terminal(name, timeout)
-            return True
+            return GONE if service.wait_until_terminal(name, timeout) is None else STOPPED
     log.warning(
         "%s: cancelled %s; it is stopping. Not waiting for it to stop: %d other calls are already waiting on jobs, "
         "and the provider host keeps its other threads for the rest of the stack. %s %s",
         label, name, blocking.MAX_BLOCKING_CALLS, _record(name, on_delete), console_url(name),
     )
-    return False
+    return STOPPING
 
 
 def _record(name: str, on_delete: str) -> str:

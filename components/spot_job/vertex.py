@@ -11,20 +11,23 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 from dataclasses import dataclass
 from typing import Any, Callable
 
 import grpc
 from google.api_core import exceptions
 from google.api_core import retry as retries
-from google.cloud import aiplatform_v1
-from google.cloud.aiplatform_v1.services.job_service.transports import JobServiceGrpcTransport
 from google.protobuf import json_format
 
-from . import labels, pacing
+from . import gapic_import, labels, pacing
 from .errors import UserError
 
 log = logging.getLogger("spot-training")
+
+# JobServiceClient, JobServiceGrpcTransport and CustomJob, without the ~40 other clients (see gapic_import).
+aiplatform_v1 = gapic_import.job_service()
+JobServiceGrpcTransport = aiplatform_v1.JobServiceGrpcTransport
 
 # The convention of PUBSUB_EMULATOR_HOST and STORAGE_EMULATOR_HOST: host:port
 # of a plaintext gRPC JobService, used with no credentials at all.
@@ -135,39 +138,71 @@ def to_dict(job: aiplatform_v1.CustomJob) -> dict[str, Any]:
     return json_format.MessageToDict(aiplatform_v1.CustomJob.pb(job))
 
 
+# One connected client per endpoint for the life of the process (the provider
+# host serves a whole `pulumi up`): a gRPC channel and the GAPIC client on it are
+# safe to share between the host's threads, and making one per call cost a
+# connect, and closing it ~200 ms (the channel joins its connectivity poller).
+# Kept here, never on the provider object (a channel cannot be pickled). Keyed by
+# endpoint, so the emulator's address or another region gets its own.
+_CLIENTS: dict[str, aiplatform_v1.JobServiceClient] = {}
+_CLIENTS_LOCK = threading.Lock()
+
+
+def shared_client(location: str) -> aiplatform_v1.JobServiceClient:
+    """This process's connected client for `location`'s endpoint, made (and connected,
+    within the connect bound) on first use; VertexError if it cannot connect."""
+    target = endpoint(location)
+    client = _CLIENTS.get(target)
+    if client is not None:
+        return client
+    with _CLIENTS_LOCK:  # one connect per endpoint, even when the host's threads all start at once
+        client = _CLIENTS.get(target)
+        if client is None:
+            client = _connected(target, job_service_client(location))
+            _CLIENTS[target] = client
+    return client
+
+
+def _connected(target: str, client: aiplatform_v1.JobServiceClient) -> aiplatform_v1.JobServiceClient:
+    # Connect first, within a bound: a wrong or unreachable endpoint is one
+    # clear error here, not every call retrying UNAVAILABLE for minutes.
+    timeout = connect_timeout()
+    try:
+        grpc.channel_ready_future(client.transport.grpc_channel).result(timeout=timeout)
+    except grpc.FutureTimeoutError:
+        client.transport.close()
+        raise VertexError(
+            f"Vertex AI is unreachable: no connection to {target} within {timeout:.0f}s. Check the "
+            f"job's location, the network or proxy between here and Google, or {EMULATOR_HOST_ENV} if it is "
+            f"set; {CONNECT_TIMEOUT_ENV} sets this bound in seconds."
+        ) from None
+    return client
+
+
 class JobService:
-    """One region's JobService for the span of one provider call."""
+    """One region's JobService, on the process's shared client for that region."""
 
     def __init__(self, location: str, quotas: dict[str, Any] | None = None) -> None:
         self._endpoint = endpoint(location)
         # Every call waits for a slot of the region's quota first (pacing.py); `quotas`
         # is the job input of that name, for projects whose quotas were raised.
         self._pacer = pacing.for_location(location, quotas)
-        self._client = job_service_client(location)
-        # Connect first, within a bound: a wrong or unreachable endpoint is one
-        # clear error here, not every call retrying UNAVAILABLE for minutes.
-        timeout = connect_timeout()
-        try:
-            grpc.channel_ready_future(self._client.transport.grpc_channel).result(timeout=timeout)
-        except grpc.FutureTimeoutError:
-            self._client.transport.close()
-            raise VertexError(
-                f"Vertex AI is unreachable: no connection to {self._endpoint} within {timeout:.0f}s. Check the "
-                f"job's location, the network or proxy between here and Google, or {EMULATOR_HOST_ENV} if it is "
-                f"set; {CONNECT_TIMEOUT_ENV} sets this bound in seconds."
-            ) from None
+        self._client = shared_client(location)
 
     def __enter__(self) -> "JobService":
         return self
 
     def __exit__(self, *_: object) -> None:
-        self._client.transport.close()
+        pass  # the client stays open for the next call (shared_client)
 
-    def jobs_of(self, parent: str, scope: str, display_name: str) -> list[dict[str, Any]]:
+    def jobs_of(self, parent: str, scope: str, display_name: str, key: str | None = None) -> list[dict[str, Any]]:
         """Every job the resource with submission scope `scope` submitted in `parent`
         (and, for jobs v1 labelled without a resource label, those with its display
-        name): one ListCustomJobs call, more only past a page of 100."""
-        return self._list("list the resource's jobs", parent, labels.lookup_filter(scope, display_name))
+        name): one ListCustomJobs call, more only past a page of 100. Given `key`, only
+        the jobs `labels.adoptable` and `labels.left_running` can pick are converted
+        to dicts: other resources' jobs of the same display name are skipped unread."""
+        pick = None if key is None else (lambda job: labels.may_pick({"labels": job.labels}, scope, key))
+        return self._list("list the resource's jobs", parent, labels.lookup_filter(scope, display_name), pick)
 
     def labelled(self, parent: str, label: str, value: str) -> list[dict[str, Any]]:
         """Every job in `parent` whose label `label` is `value` (checked here too, not
@@ -175,7 +210,9 @@ class JobService:
         jobs = self._list(f"list the jobs labelled {label}", parent, f'labels.{label}="{value}"')
         return [job for job in jobs if (job.get("labels") or {}).get(label) == value]
 
-    def _list(self, action: str, parent: str, filter_: str) -> list[dict[str, Any]]:
+    def _list(
+        self, action: str, parent: str, filter_: str, pick: Callable[[Any], bool] | None = None
+    ) -> list[dict[str, Any]]:
         """Every job the filter matches, page by page: each page a call of its own, paced and
         retried (the client's pager would fetch the pages after the first unpaced)."""
         jobs: list[dict[str, Any]] = []
@@ -188,7 +225,8 @@ class JobService:
                 retry=_transient_retry(READ_DEADLINE),
                 timeout=CALL_TIMEOUT,
             )
-            jobs += [to_dict(job) for job in page.custom_jobs]  # this page only: the pager's first response
+            # This page only (the pager's first response); a job `pick` refuses is never converted.
+            jobs += [to_dict(job) for job in page.custom_jobs if pick is None or pick(job)]
             token = page.next_page_token
             if not token:
                 return jobs
@@ -207,7 +245,7 @@ class JobService:
         seen: dict[str, list] = {}
 
         def adopt_or_create() -> tuple[dict[str, Any], bool]:
-            jobs = seen["jobs"] = self.jobs_of(parent, scope, body.get("displayName") or "")
+            jobs = seen["jobs"] = self.jobs_of(parent, scope, body.get("displayName") or "", key)
             found = labels.adoptable(jobs, key)
             if found is not None:
                 return found, True
@@ -319,8 +357,11 @@ class JobService:
 
     def delete(self, name: str, timeout: float) -> None:
         """Cancels the job if it is active, waits until it is terminal, deletes it."""
-        if self.stop(name, timeout) is None:
-            return
+        if self.stop(name, timeout) is not None:
+            self.delete_record(name, timeout)
+
+    def delete_record(self, name: str, timeout: float) -> None:
+        """Deletes the record of a job already seen terminal (no look first), waiting for the deletion."""
         try:
             operation = self._call(
                 "delete the job",
