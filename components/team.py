@@ -95,6 +95,7 @@ class TeamTrainingEnvironment(pulumi.ComponentResource):
                     project=args.project,
                     location=args.region,
                     **job.knobs,
+                    _validated=job.validated,
                 ),
                 # A job that reads a secret starts only once its account may read it.
                 opts=pulumi.ResourceOptions(parent=self, depends_on=[self.secret_access.grants[k] for k in job.secrets])

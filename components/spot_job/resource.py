@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import InitVar, dataclass
 from typing import Any, Mapping, Optional, Union
 
 import pulumi
@@ -31,11 +31,25 @@ class SpotTrainingJobArgs:
     on_delete: Optional[str] = None  # delete (default), cancel or keep
     delete_timeout: Optional[str] = None  # how long delete waits for a cancelled job, e.g. "900s"
     replace_order: Optional[str] = None  # cancelFirst (default) or submitFirst
+    # Internal: set by the team component for a job its stack config's loader has
+    # already validated (naming the config path), so it is not validated twice.
+    _validated: InitVar[bool] = False
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, _validated: bool) -> None:
         # spec.validate's rules at construction, naming the field; the defaults still to come
         # (project, location, display name) and Pulumi Outputs are unknown here and skipped.
-        require_valid(self.inputs(project=UNKNOWN, location=UNKNOWN, display_name=UNKNOWN), "SpotTrainingJobArgs")
+        if not _validated:
+            require_valid(self.inputs(project=UNKNOWN, location=UNKNOWN, display_name=UNKNOWN), "SpotTrainingJobArgs")
+        object.__setattr__(self, "_checked", True)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # A field set after construction was not validated: the resource validates it.
+        object.__setattr__(self, "_checked", False)
+        object.__setattr__(self, name, value)
+
+    def validated_whole(self) -> bool:
+        """Whether construction validated everything the resource would: no default left to fill in, nothing set since."""
+        return bool(getattr(self, "_checked", False) and self.project and self.location and self.display_name)
 
     def inputs(self, project: Any, location: Any, display_name: Any) -> dict[str, Any]:
         """The resource's inputs that spec.validate checks, with these defaults for the unset ones."""
@@ -172,8 +186,11 @@ class SpotTrainingJob(pulumi.dynamic.Resource, module="spot-training", name="Spo
         # The provider host takes no secrets: the engine hands it plain values.
         # This tells it which were secret, so it never logs them.
         props["secretPaths"] = pulumi.Output.from_input(_secret_paths(dict(props)))
-        # With the defaults filled in (gcp:project, gcp:region, the name), before anything is registered.
-        require_valid(props, f"SpotTrainingJob {name!r}")
+        # With the defaults filled in (gcp:project, gcp:region, the name), before anything is
+        # registered; unless the args were validated whole already (submissionScope and
+        # secretPaths, added here, are ours: a string and an Output).
+        if not args.validated_whole():
+            require_valid(props, f"SpotTrainingJob {name!r}")
         props.update(dict.fromkeys(OUTPUTS))
         super().__init__(SpotTrainingJobProvider(), name, props, opts)
 
