@@ -191,6 +191,9 @@ class SpotTrainingJob(pulumi.dynamic.Resource, module="spot-training", name="Spo
         # secretPaths, added here, are ours: a string and an Output).
         if not args.validated_whole():
             require_valid(props, f"SpotTrainingJob {name!r}")
+        # An unset input is left out: the SDK registers no None value anyway, but would make
+        # an Output (and its futures and tasks) for every key; the outputs need theirs.
+        props = {key: value for key, value in props.items() if value is not None}
         props.update(dict.fromkeys(OUTPUTS))
         super().__init__(SpotTrainingJobProvider(), name, props, opts)
 
