@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import re
 from dataclasses import dataclass
 from typing import Any, Optional
@@ -95,6 +94,7 @@ class TeamTrainingEnvironment(pulumi.ComponentResource):
                     project=args.project,
                     location=args.region,
                     **job.knobs,
+                    _validated=job.validated,
                 ),
                 # A job that reads a secret starts only once its account may read it.
                 opts=pulumi.ResourceOptions(parent=self, depends_on=[self.secret_access.grants[k] for k in job.secrets])
@@ -118,8 +118,10 @@ class TeamTrainingEnvironment(pulumi.ComponentResource):
 
     def _job_body(self, key: str, body: dict[str, Any], secret_paths: list[str], args: TeamTrainingEnvironmentArgs) -> dict[str, Any]:
         """The team's defaults filled in, its image and package references resolved, its secret values marked."""
-        body = copy.deepcopy(body)
-        spec = body["jobSpec"]
+        # The config's body stays as it is: each container written below is copied
+        # first (not the whole body deep-copied, the leaves are shared).
+        body = dict(body)
+        spec = body["jobSpec"] = dict(body["jobSpec"])
         # An empty value is an unset one (as Vertex reads it), so the team's default applies.
         if not body.get("displayName"):
             body["displayName"] = f"{args.team.name}-{key}"
@@ -129,12 +131,15 @@ class TeamTrainingEnvironment(pulumi.ComponentResource):
         if not (spec.get("baseOutputDirectory") or {}).get("outputUriPrefix"):
             # Stable across resubmissions, so AIP_CHECKPOINT_DIR survives them.
             spec["baseOutputDirectory"] = {"outputUriPrefix": pulumi.Output.concat(self.bucket.url, f"/{OUTPUTS_PREFIX}{key}")}
+        if isinstance(spec.get("workerPoolSpecs"), list):
+            spec["workerPoolSpecs"] = [dict(pool) if isinstance(pool, dict) else pool for pool in spec["workerPoolSpecs"]]
         for pool in spec.get("workerPoolSpecs") or []:
             for task, field in (("containerSpec", "imageUri"), ("pythonPackageSpec", "executorImageUri")):
                 if pool.get(task) and (match := IMAGE_REF.match(pool[task].get(field) or "")):
-                    pool[task][field] = self.images[match.group(1)]
+                    pool[task] = {**pool[task], field: self.images[match.group(1)]}
             package = pool.get("pythonPackageSpec")
             if package and package.get("packageUris"):
+                package = pool["pythonPackageSpec"] = dict(package)
                 package["packageUris"] = [
                     self.packages[m.group(1)] if isinstance(uri, str) and (m := PACKAGE_REF.match(uri)) else uri
                     for uri in package["packageUris"]
@@ -143,7 +148,24 @@ class TeamTrainingEnvironment(pulumi.ComponentResource):
             # Only this leaf becomes secret: the engine encrypts it in state and
             # a preview shows it as [secret], the rest of the spec stays readable.
             *parents, last = property_paths.split(path)
-            holder = property_paths.get(body, parents)
+            holder = _copied_along(body, parents)
             if isinstance(holder, dict) and last in holder or isinstance(holder, list) and isinstance(last, int) and last < len(holder):
                 holder[last] = pulumi.Output.secret(holder[last])
         return body
+
+
+def _copied_along(body: dict[str, Any], parts: list) -> Any:
+    """property_paths.get(body, parts), each container on the way copied (and put in its
+    parent's place) so that writing into the one returned leaves the config's body as it is."""
+    holder: Any = body
+    for part in parts:
+        if isinstance(part, int) and isinstance(holder, list) and 0 <= part < len(holder) or isinstance(part, str) and isinstance(holder, dict) and part in holder:
+            child = holder[part]
+            if isinstance(child, dict):
+                child = holder[part] = dict(child)
+            elif isinstance(child, list):
+                child = holder[part] = list(child)
+            holder = child
+        else:
+            return None  # where property_paths.get finds nothing (a missing key reads as None there)
+    return holder

@@ -144,7 +144,7 @@ def _team(
         if parsed_secret is not None:
             team.secrets[key] = parsed_secret
     for key, job in _mapping(raw.get("jobs"), f"{path}.jobs", failures).items():
-        parsed = _job(key, job, f"{path}.jobs.{key}", team, project, region, secrets, failures)
+        parsed = _job(key, job, f"{path}.jobs.{key}", team, project, region, environment, secrets, failures)
         if parsed is not None:
             team.jobs[key] = parsed
     return team
@@ -195,7 +195,9 @@ def _secret(key: str, raw: Any, path: str, failures: list[str]) -> SecretConfig 
     return SecretConfig(secret, str(version)) if ok else None
 
 
-def _job(name: Any, raw: Any, path: str, team: TeamConfig, project: Any, region: Any, secrets: "Secrets", failures: list[str]) -> JobConfig | None:
+def _job(
+    name: Any, raw: Any, path: str, team: TeamConfig, project: Any, region: Any, environment: Any, secrets: "Secrets", failures: list[str]
+) -> JobConfig | None:
     if not isinstance(raw, dict):
         failures.append(f"{path}: must be a job: the Vertex REST jobSpec fields, plus displayName, labels, ...")
         return None
@@ -238,6 +240,12 @@ def _job(name: Any, raw: Any, path: str, team: TeamConfig, project: Any, region:
         # The team's default when unset ({team}-{job}), so a job name too long for it is found here.
         "displayName": body.get("displayName") or f"{team.name}-{name}",
         **{k: v for k, v in body.items() if k != "jobSpec"},
+        # With the labels the stack adds (as the team component does), so that this
+        # is the whole of the job's validation in the program: the team registers the
+        # job without validating it again (JobConfig.validated).
+        "labels": {**(body.get("labels") if isinstance(body.get("labels"), dict) else {}), "team": team.name, "environment": environment}
+        if isinstance(body.get("labels"), (dict, type(None)))
+        else body["labels"],
         "jobSpec": stand_in,
         **knobs,
     }
@@ -247,7 +255,7 @@ def _job(name: Any, raw: Any, path: str, team: TeamConfig, project: Any, region:
         default = " (the default, {team}-{job}: set displayName or shorten the job's name)" if failure.path == "displayName" and not body.get("displayName") else ""
         failures.append(f"{path}.{failure.path.removeprefix('jobSpec.')}: {failure.reason}{default}")
     return JobConfig(
-        body=body, knobs={KNOB_KEYS[k]: v for k, v in knobs.items()}, secret_paths=secrets.of_job(path, raw), secrets=used
+        body=body, knobs={KNOB_KEYS[k]: v for k, v in knobs.items()}, secret_paths=secrets.of_job(path, raw), secrets=used, validated=True
     )
 
 

@@ -23,6 +23,10 @@ def test_program_scale_registers_the_same_resources_as_its_baseline():
     assert "(the same in both; asserted)" in quick("program_scale")
 
 
+def test_stack_split_renders_every_job_of_the_one_stack_across_its_parts():
+    assert "the split stacks together register every resource of the one stack (asserted)" in quick("stack_split")
+
+
 def test_footprint_measures_the_real_provider_blob():
     assert "components.spot_job.provider" in quick("footprint")
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import InitVar, dataclass
 from typing import Any, Mapping, Optional, Union
 
 import pulumi
@@ -34,11 +34,25 @@ class SpotTrainingJobArgs:
     # Vertex AI's per-region request quotas the provider paces to, for a project whose quotas
     # were raised: {"submissionsPerMinute": 60, "callsPerMinute": 600} (the defaults).
     quotas: Optional[Mapping[str, int]] = None
+    # Internal: set by the team component for a job its stack config's loader has
+    # already validated (naming the config path), so it is not validated twice.
+    _validated: InitVar[bool] = False
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, _validated: bool) -> None:
         # spec.validate's rules at construction, naming the field; the defaults still to come
         # (project, location, display name) and Pulumi Outputs are unknown here and skipped.
-        require_valid(self.inputs(project=UNKNOWN, location=UNKNOWN, display_name=UNKNOWN), "SpotTrainingJobArgs")
+        if not _validated:
+            require_valid(self.inputs(project=UNKNOWN, location=UNKNOWN, display_name=UNKNOWN), "SpotTrainingJobArgs")
+        object.__setattr__(self, "_checked", True)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # A field set after construction was not validated: the resource validates it.
+        object.__setattr__(self, "_checked", False)
+        object.__setattr__(self, name, value)
+
+    def validated_whole(self) -> bool:
+        """Whether construction validated everything the resource would: no default left to fill in, nothing set since."""
+        return bool(getattr(self, "_checked", False) and self.project and self.location and self.display_name)
 
     def inputs(self, project: Any, location: Any, display_name: Any) -> dict[str, Any]:
         """The resource's inputs that spec.validate checks, with these defaults for the unset ones."""
@@ -83,19 +97,88 @@ class SpotTrainingJob(pulumi.dynamic.Resource, module="spot-training", name="Spo
     other knobs change in place.
     """
 
-    jobName: pulumi.Output[str]
-    jobId: pulumi.Output[str]
-    state: pulumi.Output[str]
-    createTime: pulumi.Output[str]
-    startTime: pulumi.Output[Optional[str]]
-    endTime: pulumi.Output[Optional[str]]
-    updateTime: pulumi.Output[str]
-    error: pulumi.Output[Optional[dict]]
-    consoleUrl: pulumi.Output[str]
-    submissionKey: pulumi.Output[str]
-    strategy: pulumi.Output[str]  # the attempt's scheduling strategy, after any fallback
-    attempt: pulumi.Output[int]  # 1 for the first submission, +1 per resubmission
-    history: pulumi.Output[list]  # the attempts before this one: jobId, state, strategy, error
+    # The outputs, declared as the SDK's getter properties (as pulumi_gcp declares
+    # its own): the SDK resolves a class's getter types once (functools.cache),
+    # whereas class annotations it resolves with typing.get_type_hints again at
+    # every registration, which was about a tenth of a 1,000-job render.
+
+    @property
+    @pulumi.getter(name="jobName")
+    def jobName(self) -> pulumi.Output[str]:
+        """The full name of the attempt now current: `id` until a failed job is resubmitted."""
+        return pulumi.get(self, "jobName")
+
+    @property
+    @pulumi.getter(name="jobId")
+    def jobId(self) -> pulumi.Output[str]:
+        """The numeric id of the current attempt's CustomJob."""
+        return pulumi.get(self, "jobId")
+
+    @property
+    @pulumi.getter(name="state")
+    def state(self) -> pulumi.Output[str]:
+        """The job's state as Vertex reports it, e.g. JOB_STATE_RUNNING."""
+        return pulumi.get(self, "state")
+
+    @property
+    @pulumi.getter(name="createTime")
+    def createTime(self) -> pulumi.Output[str]:
+        """When the current attempt was submitted (RFC 3339)."""
+        return pulumi.get(self, "createTime")
+
+    @property
+    @pulumi.getter(name="startTime")
+    def startTime(self) -> pulumi.Output[Optional[str]]:
+        """When it started running; unset while it is queued."""
+        return pulumi.get(self, "startTime")
+
+    @property
+    @pulumi.getter(name="endTime")
+    def endTime(self) -> pulumi.Output[Optional[str]]:
+        """When it ended; unset while it is active."""
+        return pulumi.get(self, "endTime")
+
+    @property
+    @pulumi.getter(name="updateTime")
+    def updateTime(self) -> pulumi.Output[str]:
+        """When Vertex last changed the job."""
+        return pulumi.get(self, "updateTime")
+
+    @property
+    @pulumi.getter(name="error")
+    def error(self) -> pulumi.Output[Optional[dict]]:
+        """The job's error (code, message) if it failed, else unset."""
+        return pulumi.get(self, "error")
+
+    @property
+    @pulumi.getter(name="consoleUrl")
+    def consoleUrl(self) -> pulumi.Output[str]:
+        """The job's page in the Google Cloud console."""
+        return pulumi.get(self, "consoleUrl")
+
+    @property
+    @pulumi.getter(name="submissionKey")
+    def submissionKey(self) -> pulumi.Output[str]:
+        """The label value that makes the submission exactly-once."""
+        return pulumi.get(self, "submissionKey")
+
+    @property
+    @pulumi.getter(name="strategy")
+    def strategy(self) -> pulumi.Output[str]:
+        """The attempt's scheduling strategy, after any fallback."""
+        return pulumi.get(self, "strategy")
+
+    @property
+    @pulumi.getter(name="attempt")
+    def attempt(self) -> pulumi.Output[int]:
+        """1 for the first submission, +1 per resubmission."""
+        return pulumi.get(self, "attempt")
+
+    @property
+    @pulumi.getter(name="history")
+    def history(self) -> pulumi.Output[list]:
+        """The attempts before this one: jobId, state, strategy, error."""
+        return pulumi.get(self, "history")
 
     def __init__(self, name: str, args: SpotTrainingJobArgs, opts: Optional[pulumi.ResourceOptions] = None) -> None:
         gcp = pulumi.Config("gcp")
@@ -107,9 +190,15 @@ class SpotTrainingJob(pulumi.dynamic.Resource, module="spot-training", name="Spo
         # The provider host takes no secrets: the engine hands it plain values.
         # This tells it which were secret, so it never logs them.
         props["secretPaths"] = pulumi.Output.from_input(_secret_paths(dict(props)))
-        # With the defaults filled in (gcp:project, gcp:region, the name), before anything is registered.
-        require_valid(props, f"SpotTrainingJob {name!r}")
-        props.update(dict.fromkeys(SpotTrainingJob.__annotations__))
+        # With the defaults filled in (gcp:project, gcp:region, the name), before anything is
+        # registered; unless the args were validated whole already (submissionScope and
+        # secretPaths, added here, are ours: a string and an Output).
+        if not args.validated_whole():
+            require_valid(props, f"SpotTrainingJob {name!r}")
+        # An unset input is left out: the SDK registers no None value anyway, but would make
+        # an Output (and its futures and tasks) for every key; the outputs need theirs.
+        props = {key: value for key, value in props.items() if value is not None}
+        props.update(dict.fromkeys(OUTPUTS))
         super().__init__(SpotTrainingJobProvider(), name, props, opts)
 
 
@@ -133,3 +222,7 @@ def _outputs(value: Any, path: tuple) -> list[tuple[tuple, pulumi.Output]]:
     if isinstance(value, (list, tuple)):
         return [found for i, item in enumerate(value) for found in _outputs(item, (*path, i))]
     return []
+
+
+# The output names, registered as unset inputs so that the SDK makes an Output for each.
+OUTPUTS = tuple(name for name, value in vars(SpotTrainingJob).items() if isinstance(value, property))
