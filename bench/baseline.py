@@ -3,7 +3,7 @@
 The pulumi_gcp classes and invokes the components register per team, and one
 bare `pulumi.dynamic.Resource` per job (a trivial ResourceProvider whose state
 is its inputs) with the job's REST inputs, straight from the config dict:
-no components, no config validation, no job spec checks.
+no components, no config validation, no job spec checks; the same exports.
 """
 
 from __future__ import annotations
@@ -123,10 +123,11 @@ def team(config: dict[str, Any], name: str, raw: dict[str, Any]) -> None:
         for key, image in raw.get("images", {}).items()
     }
 
+    jobs = {}
     for key, job in raw.get("jobs", {}).items():
         pool = job["workerPoolSpecs"][0]
         image_key = pool["containerSpec"]["imageUri"].removeprefix("${images.").removesuffix("}")
-        BareJob(f"{name}-{key}", {
+        jobs[key] = BareJob(f"{name}-{key}", {
             "project": project,
             "location": region,
             "displayName": f"{name}-{key}",
@@ -142,6 +143,16 @@ def team(config: dict[str, Any], name: str, raw: dict[str, Any]) -> None:
             "waitTimeout": job["waitTimeout"],
             "submissionScope": f"{pulumi.get_project()}/{pulumi.get_stack()}/{name}-{key}",
         })
+    # The same exports as the program's (__main__.py: a team's outputs): four values per
+    # job, here the bare resource's id standing in for its name, state, attempt and URL.
+    pulumi.export(name, {
+        "bucket": pulumi.Output.concat("gs://", bucket.name),
+        "serviceAccount": account.email,
+        "repository": pulumi.Output.concat(f"{region}-docker.pkg.dev/", repository.project, "/", repository.repository_id),
+        "images": images,
+        "packages": {},
+        "jobs": {key: {"jobName": bare.id, "state": bare.id, "attempt": bare.id, "consoleUrl": bare.id} for key, bare in jobs.items()},
+    })
 
 
 def run(config: dict[str, Any], stack: str, mocks: pulumi.runtime.Mocks) -> pulumi.runtime.Mocks:
