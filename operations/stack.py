@@ -8,6 +8,8 @@ from pathlib import Path
 
 import yaml
 
+from stack_config import stack_file
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -32,17 +34,19 @@ class Stack:
         project = (_yaml(root / "Pulumi.yaml") or {}).get("name")
         if not isinstance(project, str) or not project:
             raise StackError(f"{root / 'Pulumi.yaml'} has no project `name`")
-        stacks = root / "stacks"
+        # Where the program and the offline verbs read it too (stackConfigDir, or
+        # SPOT_TRAINING_STACKS_DIR), unless another project root is given.
+        stacks = stack_file.stacks_dir() if root == ROOT else root / "stacks"
         path = stacks / f"Pulumi.{name}.yaml"
         if "/" in name or not path.is_file():
             known = ", ".join(sorted(p.name.split(".")[1] for p in stacks.glob("Pulumi.*.yaml")))
-            raise StackError(f"no stack {name!r}: stacks/Pulumi.{name}.yaml does not exist (stacks: {known})")
+            raise StackError(f"no stack {name!r}: {path} does not exist (stacks: {known})")
         config = (_yaml(path) or {}).get("config") or {}
         values = {}
         for key in ("gcp:project", "gcp:region"):
             value = config.get(key)
             if not isinstance(value, str) or not value:
-                raise StackError(f"stacks/Pulumi.{name}.yaml sets no {key}")
+                raise StackError(f"{path} sets no {key}")
             values[key] = value
         return cls(project, name, values["gcp:project"], values["gcp:region"])
 

@@ -263,3 +263,13 @@ def test_every_operations_verb_is_listed_by_help_and_documented():
     for verb in ("validate", "render", "policy", "diff", "status", "cancel", "logs", "sweep"):
         assert verb in done.stdout
         assert f"## `spot-training {verb} STACK" in docs, f"docs/cli.md has no section for {verb}"
+
+
+def test_status_reads_the_stack_where_the_offline_verbs_do(emulator, tmp_path):
+    # SPOT_TRAINING_STACKS_DIR moves the stack files for validate, render and diff; the verbs that ask Vertex follow it.
+    from tests.program import STACKS
+
+    (tmp_path / "Pulumi.staging.yaml").write_text((STACKS / "Pulumi.dev.yaml").read_text())
+    done = spot_training_in_process("status", "staging", stacks_dir=tmp_path, env=env(emulator))
+    assert done.returncode == 0, done.stderr
+    assert "no stack" not in done.stderr
