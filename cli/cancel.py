@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import typer
 
-from cli import deployed, output
+from cli import arguments, deployed, output
 
 
 def register(app: typer.Typer) -> None:
@@ -19,9 +19,9 @@ def register(app: typer.Typer) -> None:
 
 
 def cancel(
-    stack: str = typer.Argument(..., help="a stack of stacks/, e.g. dev"),
-    job: str = typer.Argument(..., metavar="TEAM/JOB", help="the job, as the stack config nests it: vision/resnet-smoke"),
-    location: list[str] = typer.Option([], "--location", metavar="LOCATION", help="also search this region (repeatable)"),
+    stack: str = arguments.STACK,
+    job: str = arguments.TEAM_JOB,
+    location: list[str] = arguments.LOCATIONS,
 ) -> None:
     """Cancel the job's active Vertex AI job(s). Needs Google credentials."""
     from components.spot_job import labels, vertex

@@ -25,7 +25,7 @@ from typing import Any, Iterator
 
 import typer
 
-from cli import output
+from cli import arguments, output
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_BASE = "main"
@@ -45,7 +45,7 @@ def register(app: typer.Typer) -> None:
 
 
 def diff(
-    stack: str = typer.Argument(..., help="a stack of stacks/, e.g. dev"),
+    stack: str = arguments.STACK,
     against: str = typer.Option(None, "--against", metavar="REF", help="the git ref to compare with (default: `git merge-base HEAD main`)"),
 ) -> None:
     """The stack's jobs at a git ref beside the working tree's: added, removed, changed field by field, and whether each change resubmits."""
@@ -88,20 +88,13 @@ def jobs_of(stack: str) -> dict[str, dict[str, Any]]:
     offline by the program itself (as offline.render does), with cwd's relative paths."""
     import pulumi
 
-    from offline.mocks import OfflineMocks
-    from offline.program import engine_view, run, secure_keys, stack_config
-    from offline.render import JOB_TYPE_SUFFIX
+    from offline.render import provider_inputs
 
     try:
-        mocks = run(stack_config(stack), stack, OfflineMocks(), secret_keys=secure_keys(stack))
+        jobs, _ = provider_inputs(stack)
     except pulumi.RunError as problem:  # ConfigError, StackFileError, SpecError: every failure in one message
         raise InvalidStack(str(problem)) from None
-    jobs = {}
-    for resource in mocks.of_type(JOB_TYPE_SUFFIX):
-        inputs = {k: v for k, v in engine_view(resource.inputs).items() if not k.startswith("__")}
-        team = (inputs.get("labels") or {}).get("team", "")
-        jobs[f"{team}/{resource.name.removeprefix(f'{team}-')}"] = inputs
-    return jobs
+    return {f"{team}/{job}": inputs for (team, job), inputs in jobs.items()}
 
 
 def _jobs_at(repo: Path, commit: str, ref: str, stack: str) -> dict[str, dict[str, Any]] | None:

@@ -12,7 +12,7 @@ import shlex
 
 import typer
 
-from cli import deployed, output
+from cli import arguments, deployed, output
 
 # Cloud Logging keeps a project's logs 30 days by default; `gcloud logging read` looks back 1 day unless told.
 FRESHNESS = "30d"
@@ -28,9 +28,9 @@ def query(job_id: str) -> str:
 
 
 def logs(
-    stack: str = typer.Argument(..., help="a stack of stacks/, e.g. dev"),
-    job: str = typer.Argument(..., metavar="TEAM/JOB", help="the job, as the stack config nests it: vision/resnet-smoke"),
-    location: list[str] = typer.Option([], "--location", metavar="LOCATION", help="also search this region (repeatable)"),
+    stack: str = arguments.STACK,
+    job: str = arguments.TEAM_JOB,
+    location: list[str] = arguments.LOCATIONS,
 ) -> None:
     """The job's Cloud Logging query and the gcloud commands that stream it. Needs Google credentials to find the job."""
     from components.spot_job import vertex

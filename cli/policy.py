@@ -13,14 +13,14 @@ import textwrap
 
 import typer
 
-from cli import output
+from cli import arguments, output
 
 
 def register(app: typer.Typer) -> None:
     app.command(name="policy")(policy)
 
 
-def policy(stack: str = typer.Argument(..., help="a stack of stacks/, e.g. dev")) -> None:
+def policy(stack: str = arguments.STACK) -> None:
     """Run the policy pack over the stack's rendered resources, offline; exit 1 on a mandatory violation."""
     import pulumi
 

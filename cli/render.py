@@ -13,7 +13,7 @@ from typing import Optional
 
 import typer
 
-from cli import offline_stack, output
+from cli import arguments, offline_stack, output
 
 
 def register(app: typer.Typer) -> None:
@@ -21,7 +21,7 @@ def register(app: typer.Typer) -> None:
 
 
 def render(
-    stack: str = typer.Argument(..., help="a stack of stacks/, e.g. dev"),
+    stack: str = arguments.STACK,
     out: Optional[Path] = typer.Option(None, "--out", help="write <team>-<job>.json request bodies into this directory"),
 ) -> None:
     """Print each job's request body, sorted by team then job, and its settings (wait, rerun, delete, replace, fallback ladder)."""

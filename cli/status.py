@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import typer
 
-from cli import deployed, output
+from cli import arguments, deployed, output
 
 
 def register(app: typer.Typer) -> None:
@@ -17,8 +17,8 @@ def register(app: typer.Typer) -> None:
 
 
 def status(
-    stack: str = typer.Argument(..., help="a stack of stacks/, e.g. dev"),
-    location: list[str] = typer.Option([], "--location", metavar="LOCATION", help="also search this region (repeatable)"),
+    stack: str = arguments.STACK,
+    location: list[str] = arguments.LOCATIONS,
 ) -> None:
     """The stack's jobs on Vertex AI: state, attempt, strategy, start and end, console link. Needs Google credentials."""
     from components.spot_job import labels, vertex

@@ -14,7 +14,7 @@ from typing import Optional
 
 import typer
 
-from cli import deployed, output
+from cli import arguments, deployed, output
 
 COMMAND = ("uv", "run", "spot-training", "sweep")
 
@@ -24,9 +24,9 @@ def register(app: typer.Typer) -> None:
 
 
 def sweep(
-    stack: str = typer.Argument(..., help="a stack of stacks/, e.g. dev"),
+    stack: str = arguments.STACK,
     state: Optional[Path] = typer.Option(None, "--state", metavar="FILE", help="the stack's state, as `pulumi stack export` prints it (default: run that command)"),
-    location: list[str] = typer.Option([], "--location", metavar="LOCATION", help="also search this region (repeatable)"),
+    location: list[str] = arguments.LOCATIONS,
     cancel: bool = typer.Option(False, "--cancel", help="cancel the orphaned jobs"),
     include_released: bool = typer.Option(False, "--include-released", help="with --cancel: cancel the released ones (onDelete: keep) too"),
 ) -> None:

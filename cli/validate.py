@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import typer
 
-from cli import offline_stack, output
+from cli import arguments, offline_stack, output
 
 
 def register(app: typer.Typer) -> None:
     app.command(name="validate")(validate)
 
 
-def validate(stack: str = typer.Argument(..., help="a stack of stacks/, e.g. dev")) -> None:
+def validate(stack: str = arguments.STACK) -> None:
     """Check the stack config and every job's spec, offline, listing every failure by path."""
     jobs = offline_stack.rendered_jobs(stack)
     teams = sorted({job.team for job in jobs})

@@ -53,6 +53,18 @@ class RenderedJob:
         return ENDPOINT.format(location=self.parent.split("/")[3], parent=self.parent)
 
 
+def provider_inputs(stack: str) -> tuple[dict[tuple[str, str], dict[str, Any]], OfflineMocks]:
+    """Each job's inputs as the provider receives them, by (team, job), and the mocks that
+    rendered them: the real program run under OfflineMocks with the stack's config."""
+    mocks = run(stack_config(stack), stack, OfflineMocks(), secret_keys=secure_keys(stack))
+    jobs = {}
+    for resource in mocks.of_type(JOB_TYPE_SUFFIX):
+        inputs = {k: v for k, v in engine_view(resource.inputs).items() if not k.startswith("__")}
+        team = (inputs.get("labels") or {}).get("team", "")
+        jobs[(team, resource.name.removeprefix(f"{team}-"))] = inputs
+    return jobs, mocks
+
+
 def render(stack: str) -> list[RenderedJob]:
     """The stack's jobs, sorted by team, then job.
 
@@ -63,25 +75,15 @@ def render(stack: str) -> list[RenderedJob]:
     """
     from components.spot_job import spec  # after the mocks exist: it is the program's own module
 
-    mocks = run(stack_config(stack), stack, OfflineMocks(), secret_keys=secure_keys(stack))
+    jobs, mocks = provider_inputs(stack)
     rendered = []
-    for resource in mocks.of_type(JOB_TYPE_SUFFIX):
-        inputs = {k: v for k, v in engine_view(resource.inputs).items() if not k.startswith("__")}
+    for (team, job), inputs in sorted(jobs.items()):
         parent, _, body = spec.submission(inputs)
-        team = (inputs.get("labels") or {}).get("team", "")
         knobs = {k: inputs[k] for k in (*spec.TRIGGER_FIELDS, *spec.KNOB_FIELDS) if inputs.get(k) is not None}
         rendered.append(
-            RenderedJob(
-                team,
-                resource.name.removeprefix(f"{team}-"),
-                parent,
-                body,
-                inputs.get("secretPaths") or [],
-                frozenset(mocks.pinned),
-                knobs,
-            )
+            RenderedJob(team, job, parent, body, inputs.get("secretPaths") or [], frozenset(mocks.pinned), knobs)
         )
-    return sorted(rendered, key=lambda j: (j.team, j.job))
+    return rendered
 
 
 def summary(jobs: list[RenderedJob]) -> str:

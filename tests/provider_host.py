@@ -7,7 +7,6 @@ unpickling the provider from each request's `__provider` property.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import subprocess
 import sys
@@ -19,17 +18,10 @@ from google.protobuf import struct_pb2
 from pulumi.runtime import rpc
 from pulumi.runtime.proto import provider_pb2, provider_pb2_grpc
 
+from operations.policy_pack import serialize  # noqa: F401 (the engine's property encoding; tests import it from here)
 from tests.program import ROOT
 
 JOB_TYPE = "pulumi-python:dynamic/spot-training:SpotTrainingJob"
-
-
-def serialize(props: dict[str, Any]) -> struct_pb2.Struct:
-    loop = asyncio.new_event_loop()
-    try:
-        return loop.run_until_complete(rpc.serialize_properties(props, {}))
-    finally:
-        loop.close()
 
 
 def deserialize(struct: struct_pb2.Struct) -> dict[str, Any]:

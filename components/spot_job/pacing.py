@@ -82,11 +82,8 @@ def kind(method: str) -> str:
 
 def rates(quotas: Mapping[str, Any] | None) -> dict[str, int]:
     """Per-minute limits by kind, from the job input `quotas` (None or partial: the documented defaults)."""
-    given = dict(quotas or {})
-    return {
-        SUBMISSIONS: int(given.get("submissionsPerMinute") or SUBMISSIONS_PER_MINUTE),
-        CALLS: int(given.get("callsPerMinute") or CALLS_PER_MINUTE),
-    }
+    given = {**DEFAULTS, **{k: v for k, v in (quotas or {}).items() if v}}
+    return {SUBMISSIONS: int(given["submissionsPerMinute"]), CALLS: int(given["callsPerMinute"])}
 
 
 def time_scale() -> float:

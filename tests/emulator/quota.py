@@ -41,20 +41,18 @@ SUBMITTING_RPCS = frozenset({"CreateCustomJob", "DeleteCustomJob"})
 CRUD_RPCS = frozenset({"GetCustomJob", "ListCustomJobs", "CancelCustomJob", "GetOperation"})
 
 
-def crud_exceeded(project: str) -> ApiError:
-    return ApiError(
-        grpc.StatusCode.RESOURCE_EXHAUSTED,
-        "Quota exceeded for quota metric 'Resource management (CRUD) requests' and limit "
-        "'Resource management (CRUD) requests per minute per region' of service 'aiplatform.googleapis.com' "
-        f"for consumer 'project_number:{project}'.",
-    )
-
-
-def exceeded(project: str) -> ApiError:
+def _exceeded(metric: str, project: str) -> ApiError:
     # Google's wording; the real consumer is the project number, the parent may only name the project.
     return ApiError(
         grpc.StatusCode.RESOURCE_EXHAUSTED,
-        "Quota exceeded for quota metric 'Custom job creation requests' and limit "
-        "'Custom job creation requests per minute per region' of service 'aiplatform.googleapis.com' "
-        f"for consumer 'project_number:{project}'.",
+        f"Quota exceeded for quota metric '{metric} requests' and limit '{metric} requests per minute per region' "
+        f"of service 'aiplatform.googleapis.com' for consumer 'project_number:{project}'.",
     )
+
+
+def crud_exceeded(project: str) -> ApiError:
+    return _exceeded("Resource management (CRUD)", project)
+
+
+def exceeded(project: str) -> ApiError:
+    return _exceeded("Custom job creation", project)

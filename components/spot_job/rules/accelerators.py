@@ -8,11 +8,7 @@ from .known import Fail, Known
 
 
 def accelerators(k: Known, fail: Fail) -> None:
-    for i, pool in k.pools():
-        machine = k.get(pool, "machineSpec", dict)
-        if machine is None:
-            continue
-        path = f"jobSpec.workerPoolSpecs[{i}].machineSpec"
+    for _, path, machine in k.pool_parts("machineSpec"):
         count = k.number(machine, "acceleratorCount")
         has_type = k.has(machine, "acceleratorType")
         if count is not None and count < 0:

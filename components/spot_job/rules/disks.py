@@ -17,11 +17,7 @@ MAX_BOOT_DISK_GB = 64000
 
 
 def disks(k: Known, fail: Fail) -> None:
-    for i, pool in k.pools():
-        disk = k.get(pool, "diskSpec", dict)
-        if disk is None:
-            continue
-        path = f"jobSpec.workerPoolSpecs[{i}].diskSpec"
+    for _, path, disk in k.pool_parts("diskSpec"):
         size = k.number(disk, "bootDiskSizeGb")
         if size is not None and size != 0 and not MIN_BOOT_DISK_GB <= size <= MAX_BOOT_DISK_GB:
             fail(

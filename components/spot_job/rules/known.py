@@ -44,6 +44,15 @@ class Known:
         pools = self.get(self.spec(), "workerPoolSpecs", list) or []
         return [(i, p) for i, p in enumerate(pools) if isinstance(p, dict)]
 
+    def pool_parts(self, key: str) -> list[tuple[int, str, dict]]:
+        """Each pool's `key` message that is set (machineSpec, diskSpec, ...): (pool index, its path, it)."""
+        found = []
+        for i, pool in self.pools():
+            part = self.get(pool, key, dict)
+            if part is not None:
+                found.append((i, f"jobSpec.workerPoolSpecs[{i}].{key}", part))
+        return found
+
     def strategy(self) -> str | None:
         """The job's scheduling strategy, SPOT when unset; None while a preview cannot know it."""
         scheduling = self.get(self.spec(), "scheduling", dict) or {}

@@ -21,11 +21,7 @@ TPU_TOPOLOGY = re.compile(r"^\d+(x\d+){1,2}$")
 def topology(k: Known, fail: Fail) -> None:
     """The slice is one Google's table lists for the machine type: a topology of
     its form, and for v2/v3 (`cloud-tpu`) 8 cores or a multiple of 32."""
-    for i, pool in k.pools():
-        machine = k.get(pool, "machineSpec", dict)
-        if machine is None:
-            continue
-        path = f"jobSpec.workerPoolSpecs[{i}].machineSpec"
+    for _, path, machine in k.pool_parts("machineSpec"):
         machine_type = k.text(machine, "machineType") or ""
         value = k.text(machine, "tpuTopology")
         known = tpu_machines.MACHINES.get(machine_type)
@@ -47,17 +43,14 @@ def topology(k: Known, fail: Fail) -> None:
 def no_pod_on_spot(k: Known, fail: Fail) -> None:
     if k.strategy() != "SPOT":
         return
-    for i, pool in k.pools():
-        machine = k.get(pool, "machineSpec", dict)
-        if machine is None:
-            continue
+    for _, path, machine in k.pool_parts("machineSpec"):
         value = k.text(machine, "tpuTopology")
         if value is not None and not TPU_TOPOLOGY.match(value):
             continue  # reported by `topology`
         # A machine type the table does not know is left to Google to judge.
         if tpu_machines.is_multi_host(k.text(machine, "machineType") or "", value, k.number(machine, "acceleratorCount")):
             fail(
-                f"jobSpec.workerPoolSpecs[{i}].machineSpec" + (".tpuTopology" if value else ""),
+                path + (".tpuTopology" if value else ""),
                 "TPU Pods (multi-host TPU slices) cannot run on Spot VMs; use a single-host slice or scheduling.strategy STANDARD",
             )
 

@@ -1,0 +1,7 @@
+"""The arguments and options several verbs take, said once."""
+
+import typer
+
+STACK = typer.Argument(..., help="a stack of stacks/, e.g. dev")
+TEAM_JOB = typer.Argument(..., metavar="TEAM/JOB", help="the job, as the stack config nests it: vision/resnet-smoke")
+LOCATIONS = typer.Option([], "--location", metavar="LOCATION", help="also search this region (repeatable)")
