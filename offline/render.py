@@ -135,7 +135,8 @@ def ladder(job: RenderedJob) -> str:
     included), and which of them is billed at the on-demand price."""
     from components.spot_job import resubmission, spec
 
-    inputs = {"jobSpec": job.body["jobSpec"], **job.knobs}
+    location = job.parent.split("/")[3]
+    inputs = {"jobSpec": job.body["jobSpec"], "location": location, **job.knobs}
     own = job.body["jobSpec"]["scheduling"].get("strategy") or spec.DEFAULT_STRATEGY
     rungs = (job.knobs.get("resubmission") or {}).get("fallback") or []
     if own != "SPOT":
@@ -144,14 +145,18 @@ def ladder(job: RenderedJob) -> str:
         return "SPOT, no fallback (default)"
     limit = spec.as_int((job.knobs.get("resubmission") or {}).get("maxResubmissions"))
     limit = spec.DEFAULT_MAX_RESUBMISSIONS if limit is None else limit
-    steps = ["SPOT"]
+    # Where each step runs, once a rung of the ladder moves the job to another region.
+    moves = any(isinstance(r, dict) and r.get("location") for r in rungs)
+    steps = [f"SPOT in {location}" if moves else "SPOT"]
     for rung in rungs:
         after = spec.as_int(rung.get("afterStockouts")) or 0
         if after > limit:  # the submission after the Nth stockout is resubmission N
-            steps.append(f"after {after} stockouts {rung.get('strategy')} (never reached: at most {limit} resubmissions)")
+            what = " in ".join(str(v) for v in (rung.get("strategy"), rung.get("location")) if v)
+            steps.append(f"after {after} stockouts {what} (never reached: at most {limit} resubmissions)")
             continue
-        strategy = resubmission.strategy_after(after, inputs)
-        step = f"after {after} stockout{'s' if after != 1 else ''} {strategy}"
+        place = resubmission.placement_after(after, inputs)
+        strategy = place.strategy
+        step = f"after {after} stockout{'s' if after != 1 else ''} {strategy}" + (f" in {place.location}" if moves else "")
         why = ["auto"] if rung.get("strategy") == "auto" else []
         if strategy == "STANDARD":
             why.append(ON_DEMAND)

@@ -23,6 +23,8 @@ class Stack:
     name: str  # the stack, e.g. dev
     gcp_project: str  # gcp:project
     region: str  # gcp:region
+    # The regions the config's fallback ladders may move a job to (resubmission.fallback[].location)
+    ladder_regions: tuple[str, ...] = ()
 
     @property
     def scope(self) -> str:
@@ -48,7 +50,17 @@ class Stack:
             if not isinstance(value, str) or not value:
                 raise StackError(f"{path} sets no {key}")
             values[key] = value
-        return cls(project, name, values["gcp:project"], values["gcp:region"])
+        return cls(project, name, values["gcp:project"], values["gcp:region"], _ladder_regions(config.get("spot-training:teams")))
+
+
+def _ladder_regions(teams: object) -> tuple[str, ...]:
+    found = []
+    for team in (teams or {}).values() if isinstance(teams, dict) else ():
+        for job in ((team or {}).get("jobs") or {}).values() if isinstance(team, dict) else ():
+            policy = job.get("resubmission") if isinstance(job, dict) else None
+            rungs = policy.get("fallback") if isinstance(policy, dict) else None
+            found += [r["location"] for r in rungs or [] if isinstance(r, dict) and isinstance(r.get("location"), str)]
+    return tuple(sorted(set(found)))
 
 
 def _yaml(path: Path) -> dict | None:

@@ -24,7 +24,9 @@ class StateError(ValueError):
 class StackState:
     source: str  # where it came from, for messages
     job_names: frozenset[str]  # every job a resource points to: its id, jobName, history attempts
-    places: frozenset[tuple[str, str]]  # (project, location) of every job resource
+    # (project, location) of every job resource, of every attempt it made, and of every
+    # region its fallback ladder may move it to
+    places: frozenset[tuple[str, str]]
     pending: tuple[tuple[str, str], ...]  # (urn, operation) of operations an update has not finished
 
     @classmethod
@@ -74,9 +76,12 @@ class StackState:
             outputs = resource.get("outputs") or resource.get("inputs") or {}
             project, location = _text(outputs, "project", urn), _text(outputs, "location", urn)
             places.add((project, location))
+            places.update((project, loc) for loc in _ladder_locations(outputs))
             parent = f"projects/{project}/locations/{location}"
             pointed = [resource.get("id"), outputs.get("jobName")]
-            pointed += [past.get("jobId") for past in outputs.get("history") or [] if isinstance(past, dict)]
+            # A past attempt is remembered by its full name (it may have run in another
+            # region), or, in a state written before attempts could move, by its id.
+            pointed += [past.get("jobName") or past.get("jobId") for past in outputs.get("history") or [] if isinstance(past, dict)]
             for value in pointed:
                 if _is_secret(value):
                     raise StateError(
@@ -84,14 +89,23 @@ class StackState:
                         f"--show-secrets`"
                     )
                 if isinstance(value, str) and value:
-                    # An id alone (a history entry) is a job of the resource's own project and location.
-                    names.add(value if "/" in value else f"{parent}/customJobs/{value}")
+                    # An id alone (an old history entry) is a job of the resource's own project and location.
+                    name = value if "/" in value else f"{parent}/customJobs/{value}"
+                    names.add(name)
+                    places.add((name.split("/")[1], name.split("/")[3]))
         pending = tuple(
             ((op.get("resource") or {}).get("urn", "?"), op.get("type", "?"))
             for op in deployment.get("pending_operations") or []
             if isinstance(op, dict)
         )
         return cls(source, frozenset(names), frozenset(places), pending)
+
+
+def _ladder_locations(outputs: dict) -> list[str]:
+    """The regions the job's fallback ladder names (resubmission.fallback[].location)."""
+    policy = outputs.get("resubmission")
+    rungs = policy.get("fallback") if isinstance(policy, dict) else None
+    return [r["location"] for r in rungs or [] if isinstance(r, dict) and isinstance(r.get("location"), str) and r["location"]]
 
 
 def _of_stack(resource: Any, source: str, stack: Stack) -> str:

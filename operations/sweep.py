@@ -49,10 +49,12 @@ def unaccounted(jobs: list[dict[str, Any]], state: StackState) -> list[Finding]:
 
 
 def parents(stack: Stack, state: StackState, extra_locations: list[str]) -> list[str]:
-    """Where the stack's jobs may be: its gcp:project and gcp:region, and every project
-    and location of a job in state (a job may set its own), crossed, plus --location."""
+    """Where the stack's jobs may be: its gcp:project and gcp:region, every project and
+    location of a job in state (a job may set its own, and an attempt may have run in
+    another region), every region a fallback ladder of the config or of the state
+    names, crossed, plus --location."""
     projects = {stack.gcp_project} | {project for project, _ in state.places}
-    locations = {stack.region} | {location for _, location in state.places} | set(extra_locations)
+    locations = {stack.region, *stack.ladder_regions} | {location for _, location in state.places} | set(extra_locations)
     return [f"projects/{p}/locations/{loc}" for p in sorted(projects) for loc in sorted(locations)]
 
 

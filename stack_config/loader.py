@@ -65,7 +65,8 @@ def load(
     failures += unknown_keys(keys)
     project, region = get("gcp:project"), get("gcp:region")
     place.project(project, failures)
-    place.region(region, place.extra_regions(get(f"{NS}:extraRegions"), failures), failures)
+    extra_regions = place.extra_regions(get(f"{NS}:extraRegions"), failures)
+    place.region(region, extra_regions, failures)
     environment = get(f"{NS}:environment")
     if not isinstance(environment, str) or not _ENVIRONMENT.match(environment):
         failures.append(f"{NS}:environment: is required: a short lowercase name such as dev or prod")
@@ -77,6 +78,7 @@ def load(
     else:
         for name, raw in raw_teams.items():
             teams[name] = _team(name, raw, f"{NS}:teams.{name}", project, region, environment, secrets, failures)
+        failures += _ladder_regions(raw_teams, extra_regions)
         failures += names.clashing_resource_names(teams)
         failures += names.clashing_ids(teams)
         failures += names.clashing_members(deployers, teams)
@@ -193,6 +195,22 @@ def _secret(key: str, raw: Any, path: str, failures: list[str]) -> SecretConfig 
         failures.append(f"{path}.version: must be latest or a version number, got {version!r}")
         ok = False
     return SecretConfig(secret, str(version)) if ok else None
+
+
+def _ladder_regions(raw_teams: dict, extra_regions: list[str]) -> list[str]:
+    """Every region a fallback rung moves a job to, checked as gcp:region is (a did-you-mean,
+    spot-training:extraRegions for a region Google's table does not list yet)."""
+    failures: list[str] = []
+    for team, raw in raw_teams.items():
+        for key, job in ((raw or {}).get("jobs") or {}).items() if isinstance(raw, dict) else ():
+            resubmission = job.get("resubmission") if isinstance(job, dict) else None
+            rungs = resubmission.get("fallback") if isinstance(resubmission, dict) else None
+            for i, rung in enumerate(rungs if isinstance(rungs, list) else []):
+                location = rung.get("location") if isinstance(rung, dict) else None
+                if isinstance(location, str) and place.REGION_ID.match(location):  # else the job's rules say why
+                    path = f"{NS}:teams.{team}.jobs.{key}.resubmission.fallback[{i}].location"
+                    place.region(location, extra_regions, failures, path)
+    return failures
 
 
 def _job(

@@ -44,16 +44,17 @@ def extra_regions(value: Any, failures: list[str]) -> list[str]:
     return [region for i, region in enumerate(value) if i not in bad]
 
 
-def region(value: Any, extra: list[str], failures: list[str]) -> None:
+def region(value: Any, extra: list[str], failures: list[str], path: str = "gcp:region") -> None:
+    """gcp:region, or (at `path`) another region a job may run in: a fallback rung's location."""
     if not isinstance(value, str) or not value:
-        failures.append("gcp:region: is required")
+        failures.append(f"{path}: is required")
         return
     if value in VERTEX_AI_REGIONS or value in extra:
         return
     close = difflib.get_close_matches(value, VERTEX_AI_REGIONS, n=1)
     hint = f"; did you mean {close[0]}?" if close else ""
     failures.append(
-        f"gcp:region: {value!r} is not a region Vertex AI custom training runs in{hint} "
+        f"{path}: {value!r} is not a region Vertex AI custom training runs in{hint} "
         f"(https://cloud.google.com/vertex-ai/docs/general/locations). A region Google added since: "
         f"list it in {NS}:extraRegions"
     )

@@ -98,8 +98,9 @@ class SpotTrainingJobProvider(ResourceProvider):
         if due is not None:
             _report_to_stderr()
             log.info(
-                "%s: %s ended FAILED (%s); will be submitted again as attempt %d on %s",
+                "%s: %s ended FAILED (%s); will be submitted again as attempt %d on %s %s",
                 news.get("displayName"), olds.get("jobId"), due.reason, due.attempt, due.strategy,
+                resubmission.why(due, olds, news),
             )
         if olds.get("gone"):
             _report_to_stderr()
@@ -129,11 +130,11 @@ class SpotTrainingJobProvider(ResourceProvider):
         _report_to_stderr()
         from . import vertex, waiting
 
-        strategy = resubmission.strategy_after(0, props)
-        with vertex.JobService(props["location"], props.get("quotas")) as service:
-            job, key = _submit(service, props, 1, strategy)
+        place = resubmission.placement_after(0, props)
+        job, key = _submit(props, 1, place)
+        with vertex.JobService(place.location, props.get("quotas")) as service:
             job = waiting.follow(service, job, props)
-        return CreateResult(job["name"], _outputs(props, job, key=key, strategy=strategy, attempt=1, history=[]))
+        return CreateResult(job["name"], _outputs(props, job, key=key, strategy=place.strategy, attempt=1, history=[]))
 
     @reported_cleanly
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
@@ -161,13 +162,17 @@ class SpotTrainingJobProvider(ResourceProvider):
         from . import vertex, waiting
 
         log.warning(
-            "%s: %s ended FAILED (%s); submitting attempt %d on %s, output kept in %s",
+            "%s: %s ended FAILED (%s); submitting attempt %d on %s %s, output kept in %s",
             news.get("displayName"), olds.get("jobId"), due.reason, due.attempt, due.strategy,
+            resubmission.why(due, olds, news),
             ((news.get("jobSpec") or {}).get("baseOutputDirectory") or {}).get("outputUriPrefix", "no baseOutputDirectory"),
         )
         history = list(olds.get("history") or []) + [resubmission.history_entry(olds)]
-        with vertex.JobService(news["location"], news.get("quotas")) as service:
-            job, key = _submit(service, news, due.attempt, due.strategy)
+        place = resubmission.Placement(due.strategy, due.location, due.kms_key_name)
+        # Where an attempt of this job may already be: where the old ladder and history sent them too.
+        seen = [*resubmission.locations(olds), *(_location(n) for n in [_job_name(olds.get("jobName") or id_, olds), *_past_names(olds)])]
+        job, key = _submit(news, due.attempt, place, seen)
+        with vertex.JobService(due.location, news.get("quotas")) as service:
             job = waiting.follow(service, job, news)
         return UpdateResult(_outputs(news, job, key=key, strategy=due.strategy, attempt=due.attempt, history=history))
 
@@ -188,10 +193,11 @@ class SpotTrainingJobProvider(ResourceProvider):
                 return
             if stopped == stopping.STOPPED:  # terminal, as just seen: no second look before the delete
                 service.delete_record(name, timeout)
-            # Earlier attempts ended before this one was submitted; their records go too.
-            for past in props.get("history") or []:
-                if past.get("jobId"):
-                    service.delete(_job_name(past["jobId"], props), timeout)
+        # Earlier attempts ended before this one was submitted; their records go too, each
+        # in the region it ran in (a fallback rung may have moved it).
+        for past in _past_names(props):
+            with vertex.JobService(_location(past), props.get("quotas")) as service:
+                service.delete(past, timeout)
 
 
 def _import_vertex() -> None:
@@ -202,12 +208,34 @@ def _import_vertex() -> None:
         pass
 
 
-def _submit(service: Any, props: dict[str, Any], attempt: int, strategy: str) -> tuple[dict[str, Any], str]:
-    """Submits the `attempt`-th job of these inputs (or adopts it, if an earlier try landed)."""
-    parent, key, body = spec.submission(props, attempt, strategy)
-    job, adopted, left_running = service.submit(parent, body, key, props.get("submissionScope") or "")
-    if adopted:
+def _submit(
+    props: dict[str, Any], attempt: int, place: resubmission.Placement, seen_in: Any = ()
+) -> tuple[dict[str, Any], str]:
+    """Submits the `attempt`-th job of these inputs where `place` says (or adopts it, if an
+    earlier try landed, in whichever region its ladder sent it)."""
+    from . import labels, vertex
+
+    parent, key, body = spec.submission(props, attempt, place.strategy, place.location, place.kms_key_name)
+    scope, quotas = props.get("submissionScope") or "", props.get("quotas")
+    # An earlier try of this attempt may have landed in another region of the ladder (the
+    # ladder changed since an `up` was interrupted): look there first, one list per region,
+    # so it is adopted rather than submitted twice. A job whose ladder names no other region
+    # makes no call here.
+    elsewhere: list[dict[str, Any]] = []
+    for location in dict.fromkeys([*resubmission.locations(props), *seen_in]):
+        if location and location != place.location:
+            with vertex.JobService(location, quotas) as other:
+                elsewhere += other.jobs_of(spec.parent(props, location), scope, body.get("displayName") or "", key)
+    job = labels.adoptable(elsewhere, key)
+    if job is not None:
+        left_running = labels.left_running(elsewhere, scope, job["name"])
         log.warning("%s: adopted %s, submitted earlier under submission key %s", props.get("displayName"), job["name"], key)
+    else:
+        with vertex.JobService(place.location, quotas) as service:
+            job, adopted, left_running = service.submit(parent, body, key, scope)
+        left_running += labels.left_running(elsewhere, scope, job["name"])
+        if adopted:
+            log.warning("%s: adopted %s, submitted earlier under submission key %s", props.get("displayName"), job["name"], key)
     if (props.get("onDelete") or spec.DEFAULT_ON_DELETE) == "keep":
         return job, key  # its user asked for this resource's jobs to outlive it: none is cancelled
     for other in left_running:
@@ -217,7 +245,8 @@ def _submit(service: Any, props: dict[str, Any], attempt: int, strategy: str) ->
             "%s: cancelling %s (%s), an earlier submission of this resource that no state points to",
             props.get("displayName"), other["name"], other.get("state"),
         )
-        service.cancel(other["name"])
+        with vertex.JobService(_location(other["name"]), quotas) as service:
+            service.cancel(other["name"])
     return job, key
 
 
@@ -229,6 +258,17 @@ def _kept(props: dict[str, Any]) -> dict[str, Any]:
         "attempt": props.get("attempt") or 1,
         "history": props.get("history") or [],
     }
+
+
+def _past_names(props: dict[str, Any]) -> list[str]:
+    """The full names of the attempts before the current one. A history entry written
+    before attempts could move region holds only the job id: those all ran in the
+    job's own location."""
+    return [
+        _job_name(past.get("jobName") or past["jobId"], props)
+        for past in props.get("history") or []
+        if past.get("jobName") or past.get("jobId")
+    ]
 
 
 def _job_name(id_or_name: str, props: dict[str, Any]) -> str:

@@ -9,7 +9,12 @@ a STOCKOUT error. Such a job is submitted again, as a new CustomJob with the
 same spec and the same baseOutputDirectory (so the training code resumes from
 AIP_CHECKPOINT_DIR), up to `maxResubmissions` times. A failure of the training
 code itself is not resubmitted unless `onOtherFailures` says so. A fallback
-ladder, off unless configured, moves a job that keeps being preempted off SPOT.
+ladder, off unless configured, moves a job that keeps being preempted off SPOT,
+to another region, or both: each rung sets what it names (its `strategy`, its
+`location` with the CMEK key that region needs), and what it leaves out carries
+over from the rungs before it, so `[{afterStockouts: 2, location: us-east1},
+{afterStockouts: 4, strategy: STANDARD}]` runs SPOT at home twice, SPOT in
+us-east1 twice, then STANDARD in us-east1.
 """
 
 from __future__ import annotations
@@ -26,12 +31,25 @@ HISTORY_MESSAGE_CHARS = 200
 
 
 @dataclass(frozen=True)
+class Placement:
+    """Where and how an attempt runs: its scheduling strategy, its region and the CMEK key it is encrypted with."""
+
+    strategy: str
+    location: str
+    kms_key_name: str | None  # the job's own key at home, a rung's key in the rung's region
+    rung: int | None = None  # the index of the last rung reached that moved the job, None at home
+
+
+@dataclass(frozen=True)
 class Resubmission:
-    """The next submission of a failed job: its attempt number, why, and on what strategy."""
+    """The next submission of a failed job: its attempt number, why, and where and on what strategy."""
 
     attempt: int
     reason: str  # STOCKOUT, or FAILED for another failure the policy resubmits
     strategy: str
+    location: str
+    kms_key_name: str | None
+    stockouts: int  # the STOCKOUT failures so far, which picked the placement
 
 
 def is_stockout(error: dict[str, Any] | None) -> bool:
@@ -57,7 +75,10 @@ def next_submission(state: dict[str, Any], news: dict[str, Any]) -> Resubmission
     if not stockout and not policy.get("onOtherFailures"):
         return None
     stockouts = sum(is_stockout(a.get("error")) for a in state.get("history") or []) + stockout
-    return Resubmission(attempt + 1, STOCKOUT if stockout else "FAILED", strategy_after(stockouts, news))
+    place = placement_after(stockouts, news)
+    return Resubmission(
+        attempt + 1, STOCKOUT if stockout else "FAILED", place.strategy, place.location, place.kms_key_name, stockouts
+    )
 
 
 def held_back(state: dict[str, Any], news: dict[str, Any]) -> str | None:
@@ -71,17 +92,62 @@ def held_back(state: dict[str, Any], news: dict[str, Any]) -> str | None:
 
 
 def strategy_after(stockouts: int, inputs: dict[str, Any]) -> str:
-    """The strategy a submission gets after `stockouts` STOCKOUT failures: the
-    spec's own, until a fallback rung says otherwise."""
+    """The strategy a submission gets after `stockouts` STOCKOUT failures."""
+    return placement_after(stockouts, inputs).strategy
+
+
+def placement_after(stockouts: int, inputs: dict[str, Any]) -> Placement:
+    """Where and how a submission runs after `stockouts` STOCKOUT failures: the
+    spec's own strategy, location and key, until fallback rungs say otherwise.
+    A ladder applies to a SPOT job only (the rules refuse one on another strategy)."""
     own = ((inputs.get("jobSpec") or {}).get("scheduling") or {}).get("strategy") or spec.DEFAULT_STRATEGY
+    own_key = ((inputs.get("encryptionSpec") or {}).get("kmsKeyName")) or None
+    place = Placement(own, inputs.get("location") or "", own_key)
+    if own != "SPOT":
+        return place
+    for i, rung in sorted(_rungs(inputs), key=lambda pair: _whole(pair[1].get("afterStockouts"), 0)):
+        if not stockouts >= _whole(rung.get("afterStockouts"), 0) > 0:
+            continue
+        if rung.get("strategy"):
+            strategy = rung["strategy"]
+            if strategy == "auto":
+                strategy = "FLEX_START" if spec.flex_start_qualifies(inputs) else "STANDARD"
+            place = Placement(strategy, place.location, place.kms_key_name, place.rung)
+        if not rung.get("location"):
+            continue
+        if rung["location"] == inputs.get("location"):  # back home, with the job's own key
+            place = Placement(place.strategy, rung["location"], own_key, None)
+        else:
+            place = Placement(place.strategy, rung["location"], rung.get("kmsKeyName") or None, i)
+    return place
+
+
+def locations(inputs: dict[str, Any]) -> list[str]:
+    """Every region an attempt of this job can run in: its own location first, then
+    each region its ladder names, in ladder order."""
+    found = [inputs.get("location") or ""] + [r["location"] for _, r in _rungs(inputs) if r.get("location")]
+    return [loc for i, loc in enumerate(found) if loc and loc not in found[:i]]
+
+
+def _rungs(inputs: dict[str, Any]) -> list[tuple[int, dict[str, Any]]]:
     rungs = ((inputs.get("resubmission") or {}).get("fallback")) or []
-    reached = [r for r in rungs if stockouts >= _whole(r.get("afterStockouts"), 0) > 0]
-    if own != "SPOT" or not reached:
-        return own
-    strategy = max(reached, key=lambda r: _whole(r.get("afterStockouts"), 0)).get("strategy")
-    if strategy == "auto":
-        return "FLEX_START" if spec.flex_start_qualifies(inputs) else "STANDARD"
-    return strategy
+    return [(i, r) for i, r in enumerate(rungs) if isinstance(r, dict)]
+
+
+def why(due: Resubmission, olds: dict[str, Any], news: dict[str, Any]) -> str:
+    """Why the next attempt runs where it does, in words for the preview and the `up` log."""
+    current = _location_of(olds) or news.get("location")
+    if due.location != current:
+        return f"moved from {current} to {due.location} after {due.stockouts} STOCKOUT failure(s) (resubmission.fallback)"
+    if due.location != news.get("location"):
+        return f"in {due.location}, where resubmission.fallback moved it"
+    return f"in {due.location}"
+
+
+def _location_of(state: dict[str, Any]) -> str | None:
+    name = state.get("jobName") or ""
+    parts = name.split("/")
+    return parts[3] if len(parts) >= 6 else None
 
 
 def history_entry(state: dict[str, Any]) -> dict[str, Any]:
@@ -89,6 +155,8 @@ def history_entry(state: dict[str, Any]) -> dict[str, Any]:
     error = state.get("error")
     return {
         "jobId": state.get("jobId"),
+        # The full name: an attempt may have run in another region than the job's own.
+        "jobName": state.get("jobName"),
         "state": state.get("state"),
         "strategy": state.get("strategy"),
         "error": {"code": error.get("code", 0), "message": str(error.get("message", ""))[:HISTORY_MESSAGE_CHARS]}

@@ -54,7 +54,8 @@ MESSAGES: dict[str, dict[str, object]] = {
         "onOtherFailures": BOOL,
         "fallback": list_of("FallbackRung"),
     },
-    "FallbackRung": {"afterStockouts": INT, "strategy": enum("FallbackStrategy")},
+    # A rung changes the strategy, the region (with the CMEK key that region needs), or both.
+    "FallbackRung": {"afterStockouts": INT, "strategy": enum("FallbackStrategy"), "location": STRING, "kmsKeyName": STRING},
     "EncryptionSpec": {"kmsKeyName": STRING},
     "CustomJobSpec": {
         "persistentResourceId": STRING,

@@ -173,22 +173,35 @@ def request_body(inputs: dict[str, Any]) -> dict[str, Any]:
     return body
 
 
-def submission(inputs: dict[str, Any], attempt: int = 1, strategy: str | None = None) -> tuple[str, str, dict[str, Any]]:
+def submission(
+    inputs: dict[str, Any],
+    attempt: int = 1,
+    strategy: str | None = None,
+    location: str | None = None,
+    kms_key_name: str | None = None,
+) -> tuple[str, str, dict[str, Any]]:
     """(parent, submission key, body) of the CreateCustomJob request for the
     `attempt`-th submission of these inputs, on `strategy` if it differs from
-    the spec's own. The body carries the submission label: it is exactly what
-    the provider submits, and what the offline render prints."""
+    the spec's own, and in `location` with `kms_key_name` if a fallback rung
+    moved it there (resubmission.placement_after). The body carries the
+    submission label: it is exactly what the provider submits, and what the
+    offline render prints. The key is the job's wherever it runs: derived from
+    the inputs (their own location), never from the placement."""
     key = submission_key(inputs, attempt)
     body = request_body(inputs)
     scope = inputs.get("submissionScope") or ""
     body["labels"] = {**body.get("labels", {}), **own_labels.for_submission(scope, key, inputs.get("onDelete"))}
     if strategy is not None:
         body["jobSpec"]["scheduling"]["strategy"] = strategy
-    return parent(inputs), key, body
+    if location is not None and location != inputs.get("location"):
+        if kms_key_name:
+            body["encryptionSpec"] = {"kmsKeyName": kms_key_name}
+        # The rules refuse a move of a job with CMEK and no key for the rung's region.
+    return parent(inputs, location), key, body
 
 
-def parent(inputs: dict[str, Any]) -> str:
-    return f"projects/{inputs['project']}/locations/{inputs['location']}"
+def parent(inputs: dict[str, Any], location: str | None = None) -> str:
+    return f"projects/{inputs['project']}/locations/{location or inputs['location']}"
 
 
 def spec_hash(inputs: dict[str, Any]) -> str:

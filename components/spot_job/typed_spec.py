@@ -160,7 +160,15 @@ class JobSpec(_RestShape):
 @dataclass
 class FallbackRung(_RestShape):
     after_stockouts: int  # after this many STOCKOUT failures on SPOT ...
-    strategy: str = "auto"  # ... submit with FLEX_START, STANDARD, or auto (FLEX_START where it applies)
+    # ... submit with FLEX_START, STANDARD, or auto (FLEX_START where it applies); auto when
+    # the rung names no location, else the strategy the rungs before it reached
+    strategy: Optional[str] = None
+    location: Optional[str] = None  # ... in this region instead of the job's own
+    kms_key_name: Optional[str] = None  # the CMEK key in `location`, for a job with encryptionSpec
+
+    def __post_init__(self) -> None:
+        if self.strategy is None and self.location is None:
+            self.strategy = "auto"
 
 
 @dataclass

@@ -185,6 +185,14 @@ class JobServiceEmulator:
         restarts; a job preempted before it was seen running gets a start_time too. ValueError if it ended."""
         self._store.preempt(name)
 
+    def spot_stockout(self, location: str, out: bool = True) -> None:
+        """While `out`, `location` has no Spot capacity: each live SPOT job there (`scheduling.strategy: SPOT`)
+        ends FAILED with STOCKOUT_ERROR at its next GetCustomJob, as a job preempted past its restarts does.
+        Other regions, and jobs on other strategies, run as usual. The emulator serves every region on one
+        address: a job's region is the location in its name."""
+        with self._store.lock:
+            (self._store.spot_stockouts.add if out else self._store.spot_stockouts.discard)(location)
+
     def script(self, *steps: StepSpec) -> None:
         """Queue a lifecycle for the next job created (scripts go to jobs in creation order). Each step is a
         state name, (state name, (code, message)), or "STOCKOUT"; every GetCustomJob of the job first takes

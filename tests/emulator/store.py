@@ -51,6 +51,7 @@ class JobStore:
         self.cancel_polls = 1
         self.denied_projects: dict[str, grpc.StatusCode] = {}  # project -> the code every call on it gets
         self.ignore_filter = False  # list everything, as a filter Vertex read differently would
+        self.spot_stockouts: set[str] = set()  # regions whose Spot capacity is gone: their SPOT jobs are preempted
         self._jobs: dict[str, CustomJob] = {}
         self._seq: dict[str, int] = {}  # creation order; page tokens point into it so paging survives inserts
         self._counter = itertools.count(1)
@@ -125,6 +126,8 @@ class JobStore:
             job = self._find(name)
             if name in self._scripts:
                 self._step(job)
+            elif self._out_of_spot(job):
+                self._preempt(job)
             elif job.state == S.JOB_STATE_CANCELLING and not self.hold_cancelling:
                 seen = self._cancel_gets.get(name, 0)
                 if seen >= self.cancel_polls:
@@ -265,6 +268,16 @@ class JobStore:
             name = f"{parent}/customJobs/{self._random.randrange(10**18, 10**19)}"
             if name not in self._jobs:
                 return name
+
+    def _out_of_spot(self, job: CustomJob) -> bool:
+        """A live SPOT job in a region whose Spot capacity is gone (spot_stockout)."""
+        location = PARENT.match(job.name)["location"]
+        return (
+            location in self.spot_stockouts
+            and job.state not in TERMINAL
+            and job.state not in (S.JOB_STATE_CANCELLING,)
+            and job.job_spec.scheduling.strategy == aiplatform_v1.Scheduling.Strategy.SPOT
+        )
 
     def _step(self, job: CustomJob) -> None:
         script = self._scripts[job.name]

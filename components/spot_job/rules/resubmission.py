@@ -1,5 +1,6 @@
 """The resubmission policy: a bounded number of resubmissions, and a fallback
-ladder from SPOT that never moves a job to a strategy Google would refuse."""
+ladder from SPOT that never moves a job to a strategy Google would refuse
+(where a rung moves it to another region: region_move.py)."""
 
 from __future__ import annotations
 
@@ -31,8 +32,8 @@ def resubmission(k: Known, fail: Fail) -> None:
             fail(f"{path}.afterStockouts", f"must be more than {previous} (each rung comes after the one before)")
         else:
             previous = after
-        if not k.has(rung, "strategy"):
-            fail(f"{path}.strategy", "is required: FLEX_START, STANDARD or auto")
+        if not k.has(rung, "strategy") and not k.has(rung, "location"):
+            fail(f"{path}.strategy", "is required unless the rung names a location: FLEX_START, STANDARD or auto")
         elif k.text(rung, "strategy") == "FLEX_START" and k.machines_known() and not flex_start.qualifies(k.inputs):
             why = "; ".join(f"{p}: {r}" for p, r in flex_start.problems(k.inputs))
             fail(
