@@ -177,6 +177,7 @@ COMPLIANT_TOO = [
     pytest.param(JOB, changed(JOB, lambda p: p["jobSpec"]["scheduling"].update(strategy="FLEX_START")), id="job-flex-start"),
     pytest.param(JOB, changed(JOB, with_rung("FLEX_START")), id="job-flex-start-rung"),
     pytest.param(JOB, changed(JOB, with_rung("auto", pools=[L4, L4])), id="job-auto-rung-all-flex-start-gpus-is-flex-start"),
+    pytest.param(JOB, changed(JOB, lambda p: p.update(resubmission={"maxResubmissions": 3, "fallback": [{"afterStockouts": 2, "location": "us-east1"}]})), id="job-rung-without-strategy-keeps-the-jobs"),
     pytest.param(JOB, changed(JOB, python_package_job), id="job-prebuilt-executor-image-by-tag"),
     pytest.param(JOB, changed(JOB, lambda p: p["jobSpec"]["workerPoolSpecs"].append({})), id="job-empty-pool-slot"),
     # Google's Spot example (https://cloud.google.com/vertex-ai/docs/training/use-spot-vms) puts a prebuilt training
