@@ -263,7 +263,7 @@ def test_a_standard_job_violates_in_dev_and_passes_in_prod(pack):
     standard = changed(JOB, lambda p: p["jobSpec"]["scheduling"].update(strategy="STANDARD"))
     (dev,) = pack.analyze(JOB, "r", standard, stack="dev")
     assert "stack dev allows SPOT, FLEX_START (spot-training:policy.allowedStrategies in stacks/Pulumi.dev.yaml)" in dev[1]
-    assert pack.analyze(JOB, "r", standard, stack="prod") == []
+    assert pack.analyze(JOB, "r", {**standard, "location": "europe-west4"}, stack="prod") == []  # in prod's region
     # A stack without a file gets the defaults.
     assert [d[0] for d in pack.analyze(JOB, "r", standard, stack="staging")] == ["job-spot-strategy"]
 
@@ -364,6 +364,14 @@ def test_malformed_allowed_locations_name_the_key(settings_pack):
     (empty,) = settings_pack.analyze(REPOSITORY, "r", {"location": "us-central1"}, stack="emptyregions")
     assert "spot-training:policy.allowedLocations in " in empty[1] and "must be a non-empty list" in empty[1]
     assert empty[2] == "mandatory"
+
+
+def test_prod_allows_its_region_and_the_ladders_us_east1(pack):
+    ladder = changed(JOB, lambda p: (in_region("europe-west4")(p), with_region_rung({"afterStockouts": 2, "location": "us-east1"})(p)))
+    assert pack.analyze(JOB, "r", ladder, stack="prod") == []
+    (outside,) = pack.analyze(JOB, "r", changed(JOB, in_region("us-central1")), stack="prod")
+    assert outside[0] == "residency-allowed-locations"
+    assert "stack prod allows europe-west4, us-east1 (spot-training:policy.allowedLocations in stacks/Pulumi.prod.yaml)" in outside[1]
 
 
 def test_an_image_digest_still_unknown_in_preview_is_no_violation(pack):
