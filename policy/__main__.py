@@ -11,10 +11,11 @@ import artifact_registry
 import buckets
 import iam
 import jobs
+import residency
 
 PolicyPack(
     name="spot-training",
-    description="Security (CIS GCP, checkov) and cost rules for the spot-training stacks",
+    description="Security (CIS GCP, checkov), data residency and cost rules for the spot-training stacks",
     enforcement_level=EnforcementLevel.MANDATORY,  # each policy also says its own
-    policies=[*buckets.POLICIES, *iam.POLICIES, *artifact_registry.POLICIES, *jobs.POLICIES],
+    policies=[*buckets.POLICIES, *iam.POLICIES, *artifact_registry.POLICIES, *jobs.POLICIES, *residency.POLICIES],
 )

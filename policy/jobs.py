@@ -64,6 +64,10 @@ def _spot_strategy(args, report_violation) -> None:
         )
     for i, rung in enumerate(items(mapping(args.props.get("resubmission")).get("fallback"))):
         declared = mapping(rung).get("strategy")
+        if declared is None:
+            # A rung that only moves the attempt ({afterStockouts, location}: a region ladder) keeps a
+            # strategy already checked here, the job's own or an earlier rung's.
+            continue
         effective = _auto_strategy(spec) if declared == "auto" else declared
         if effective not in allowed:
             shown = f"auto, {effective} for this job (not every worker pool has NVIDIA GPUs)" if declared == "auto" else declared

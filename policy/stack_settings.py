@@ -8,7 +8,11 @@ $SPOT_TRAINING_STACKS_DIR or `../stacks` beside this pack (the project's
     spot-training:policy:
       allowedStrategies: [SPOT, FLEX_START]   # the default; STANDARD is on-demand
       requireCmek: false                      # the default
+      allowedLocations: [europe-west4, us-east1]  # absent (the default): every region
 
+allowedLocations is data residency: the regions a job may run in (its own
+location and every fallback rung's), and its team's staging bucket and image
+repository may be in, compared case-insensitively (a bucket's is upper-case).
 A missing file or key means the defaults. A malformed value is reported, naming
 `spot-training:policy.<key>`, by each policy that reads the key, and that key's
 default applies. Each stack's file is read once per run of the pack.
@@ -26,6 +30,7 @@ from typing import Any
 import yaml
 
 KEY = "spot-training:policy"
+KEYS = ("allowedStrategies", "requireCmek", "allowedLocations")
 STRATEGIES = ("SPOT", "FLEX_START", "STANDARD")
 DEFAULT_ALLOWED_STRATEGIES = ("SPOT", "FLEX_START")
 STACKS_DIR_ENV = "SPOT_TRAINING_STACKS_DIR"
@@ -33,6 +38,8 @@ PACK_DIR = Path(__file__).resolve().parent
 PROJECT_DIR = PACK_DIR.parent
 
 _STACK_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
+# A region id as Google writes them (stack_config/place.py REGION_ID), in either case.
+_REGION_ID = re.compile(r"^[a-z]+(-[a-z]+)+[0-9]+$", re.I)
 
 
 @dataclass(frozen=True)
@@ -41,11 +48,15 @@ class StackSettings:
     source: str  # the stack file, as messages show it
     allowed_strategies: tuple[str, ...] = DEFAULT_ALLOWED_STRATEGIES
     require_cmek: bool = False
+    allowed_locations: tuple[str, ...] | None = None  # lower-case region ids; None: every region
     errors: tuple[tuple[str, str], ...] = ()  # (key, message); key "" concerns every key
 
     def errors_for(self, key: str) -> list[str]:
         """What is wrong with `key` (or with the whole value), each message naming the config path."""
         return [message for k, message in self.errors if k in ("", key)]
+
+    def location_allowed(self, location: str) -> bool:
+        return self.allowed_locations is None or location.lower() in self.allowed_locations
 
 
 def stack_of(urn: str) -> str:
@@ -82,12 +93,12 @@ def load(stack: str, directory: str) -> StackSettings:
 
 def _parse(stack: str, source: str, raw: Any) -> StackSettings:
     if not isinstance(raw, dict):
-        message = f"{KEY} in {source}: must be a map with allowedStrategies and/or requireCmek; is {raw!r}"
+        message = f"{KEY} in {source}: must be a map with any of {', '.join(KEYS)}; is {raw!r}"
         return StackSettings(stack, source, errors=(("", message),))
     errors: list[tuple[str, str]] = []
     for key in raw:
-        if key not in ("allowedStrategies", "requireCmek"):
-            errors.append(("", f"{KEY}.{key} in {source}: unknown key; the keys are allowedStrategies, requireCmek"))
+        if key not in KEYS:
+            errors.append(("", f"{KEY}.{key} in {source}: unknown key; the keys are {', '.join(KEYS)}"))
     allowed = raw.get("allowedStrategies", list(DEFAULT_ALLOWED_STRATEGIES))
     if not (isinstance(allowed, list) and allowed and all(s in STRATEGIES for s in allowed)):
         errors.append((
@@ -99,7 +110,23 @@ def _parse(stack: str, source: str, raw: Any) -> StackSettings:
     if not isinstance(require_cmek, bool):
         errors.append(("requireCmek", f"{KEY}.requireCmek in {source}: must be true or false; is {require_cmek!r}"))
         require_cmek = False
-    return StackSettings(stack, source, tuple(allowed), require_cmek, tuple(errors))
+    locations = raw.get("allowedLocations")
+    if locations is not None:
+        if not (isinstance(locations, list) and locations):
+            errors.append((
+                "allowedLocations",
+                f"{KEY}.allowedLocations in {source}: must be a non-empty list of region ids such as "
+                f"[us-central1]; is {locations!r}",
+            ))
+            locations = None
+        else:
+            bad = [i for i, region in enumerate(locations) if not (isinstance(region, str) and _REGION_ID.match(region))]
+            errors += [
+                ("allowedLocations", f"{KEY}.allowedLocations[{i}] in {source}: {locations[i]!r} is not a region id such as us-central1")
+                for i in bad
+            ]
+            locations = None if bad else tuple(dict.fromkeys(region.lower() for region in locations))
+    return StackSettings(stack, source, tuple(allowed), require_cmek, locations, tuple(errors))
 
 
 def _shown(path: Path) -> str:

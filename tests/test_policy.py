@@ -24,6 +24,7 @@ SA_KEY = "gcp:serviceaccount/key:Key"
 REPO_MEMBER = "gcp:artifactregistry/repositoryIamMember:RepositoryIamMember"
 REPO_BINDING = "gcp:artifactregistry/repositoryIamBinding:RepositoryIamBinding"
 REPO_POLICY = "gcp:artifactregistry/repositoryIamPolicy:RepositoryIamPolicy"
+REPOSITORY = "gcp:artifactregistry/repository:Repository"
 JOB = "pulumi-python:dynamic/spot-training:SpotTrainingJob"
 
 DEFAULT_LEVELS = {
@@ -39,6 +40,7 @@ DEFAULT_LEVELS = {
     "job-labels": "mandatory",
     "job-cmek": "mandatory",
     "job-env-no-credentials": "mandatory",
+    "residency-allowed-locations": "mandatory",
 }
 
 SA = "serviceAccount:vision-train-dev@acme-ml-dev.iam.gserviceaccount.com"
@@ -177,6 +179,7 @@ COMPLIANT_TOO = [
     pytest.param(JOB, changed(JOB, lambda p: p["jobSpec"]["scheduling"].update(strategy="FLEX_START")), id="job-flex-start"),
     pytest.param(JOB, changed(JOB, with_rung("FLEX_START")), id="job-flex-start-rung"),
     pytest.param(JOB, changed(JOB, with_rung("auto", pools=[L4, L4])), id="job-auto-rung-all-flex-start-gpus-is-flex-start"),
+    pytest.param(JOB, changed(JOB, lambda p: p.update(resubmission={"maxResubmissions": 3, "fallback": [{"afterStockouts": 2, "location": "us-east1"}]})), id="job-rung-without-strategy-keeps-the-jobs"),
     pytest.param(JOB, changed(JOB, python_package_job), id="job-prebuilt-executor-image-by-tag"),
     pytest.param(JOB, changed(JOB, lambda p: p["jobSpec"]["workerPoolSpecs"].append({})), id="job-empty-pool-slot"),
     # Google's Spot example (https://cloud.google.com/vertex-ai/docs/training/use-spot-vms) puts a prebuilt training
@@ -203,8 +206,12 @@ def settings_pack(tmp_path_factory):
     stacks = tmp_path_factory.mktemp("stacks")
     files = {
         "cmek": {"requireCmek": True},
-        "broken": {"allowedStrategies": "SPOT", "requireCmek": "yes", "requireCMEK": True},
+        "broken": {"allowedStrategies": "SPOT", "requireCmek": "yes", "requireCMEK": True, "allowedLocations": "us-central1"},
         "notmap": ["SPOT"],
+        "badregion": {"allowedLocations": ["us-central1", "US Central", 4]},
+        "emptyregions": {"allowedLocations": []},
+        # Upper-case on purpose: compared case-insensitively, as a bucket's location is written.
+        "residency": {"allowedLocations": ["US-CENTRAL1", "us-east1"]},
     }
     for name, value in files.items():
         (stacks / f"Pulumi.{name}.yaml").write_text(json.dumps({"config": {"spot-training:policy": value}}))
@@ -256,7 +263,7 @@ def test_a_standard_job_violates_in_dev_and_passes_in_prod(pack):
     standard = changed(JOB, lambda p: p["jobSpec"]["scheduling"].update(strategy="STANDARD"))
     (dev,) = pack.analyze(JOB, "r", standard, stack="dev")
     assert "stack dev allows SPOT, FLEX_START (spot-training:policy.allowedStrategies in stacks/Pulumi.dev.yaml)" in dev[1]
-    assert pack.analyze(JOB, "r", standard, stack="prod") == []
+    assert pack.analyze(JOB, "r", {**standard, "location": "europe-west4"}, stack="prod") == []  # in prod's region
     # A stack without a file gets the defaults.
     assert [d[0] for d in pack.analyze(JOB, "r", standard, stack="staging")] == ["job-spot-strategy"]
 
@@ -274,14 +281,97 @@ def test_a_stack_that_requires_cmek(settings_pack):
 
 def test_malformed_stack_settings_are_violations_naming_the_key(settings_pack):
     broken = settings_pack.analyze(JOB, "r", COMPLIANT[JOB], stack="broken")
-    strategy, cmek = (" | ".join(d[1] for d in named(broken, p)) for p in ("job-spot-strategy", "job-cmek"))
-    assert "spot-training:policy.allowedStrategies in " in strategy and "must be a non-empty list" in strategy
+    strategy, cmek, residency = (
+        " | ".join(d[1] for d in named(broken, p)) for p in ("job-spot-strategy", "job-cmek", "residency-allowed-locations")
+    )
+    assert "spot-training:policy.allowedStrategies in " in strategy and "must be a non-empty list of SPOT" in strategy
     assert "spot-training:policy.requireCmek in " in cmek and "must be true or false" in cmek
-    assert "spot-training:policy.requireCMEK in " in strategy and "spot-training:policy.requireCMEK in " in cmek  # unknown key
+    assert "spot-training:policy.allowedLocations in " in residency and "must be a non-empty list of region ids" in residency
+    for messages in (strategy, cmek, residency):  # unknown key
+        assert "spot-training:policy.requireCMEK in " in messages
+        assert "the keys are allowedStrategies, requireCmek, allowedLocations" in messages
     assert "must be true or false" not in strategy and "must be a non-empty list" not in cmek  # each its own key
+    assert "spot-training:policy.allowedLocations in" not in strategy + cmek
     notmap = settings_pack.analyze(JOB, "r", COMPLIANT[JOB], stack="notmap")
-    assert sorted(d[0] for d in notmap) == ["job-cmek", "job-spot-strategy"]
+    assert sorted(d[0] for d in notmap) == ["job-cmek", "job-spot-strategy", "residency-allowed-locations"]
     assert all("spot-training:policy in " in d[1] and "must be a map" in d[1] for d in notmap)
+
+
+def in_region(region: str):
+    return lambda p: p.update(location=region)
+
+
+def with_region_rung(*rungs):
+    def change(props):
+        props["resubmission"] = {"maxResubmissions": 4, "fallback": list(rungs)}
+    return change
+
+
+RESIDENCY_WHERE = "stack residency allows us-central1, us-east1 (spot-training:policy.allowedLocations in "
+
+
+@pytest.mark.parametrize("type_, props", [
+    pytest.param(JOB, COMPLIANT[JOB], id="job-in-its-region"),
+    pytest.param(JOB, changed(JOB, in_region("US-EAST1")), id="job-any-case"),
+    pytest.param(JOB, changed(JOB, with_region_rung({"afterStockouts": 2, "location": "us-east1"}, {"afterStockouts": 4, "strategy": "FLEX_START"})), id="job-ladder-within"),
+    pytest.param(BUCKET, COMPLIANT[BUCKET], id="bucket-upper-case"),
+    pytest.param(REPOSITORY, {"repositoryId": "vision", "format": "DOCKER", "location": "us-east1"}, id="repository"),
+    # The repository's own location is checked, not each grant on it.
+    pytest.param(REPO_MEMBER, {**COMPLIANT[REPO_MEMBER], "location": "europe-west4"}, id="other-types-unchecked"),
+])
+def test_allowed_locations_pass(settings_pack, type_, props):
+    assert settings_pack.analyze(type_, "r", props, stack="residency") == []
+
+
+@pytest.mark.parametrize("type_, props, messages", [
+    pytest.param(JOB, changed(JOB, in_region("europe-west4")), ["location is europe-west4; " + RESIDENCY_WHERE], id="job-location"),
+    pytest.param(
+        JOB,
+        changed(JOB, with_region_rung({"afterStockouts": 1, "strategy": "FLEX_START"}, {"afterStockouts": 2, "location": "us-east1"}, {"afterStockouts": 3, "location": "europe-west4", "strategy": "SPOT"})),
+        ["resubmission.fallback[2].location is europe-west4; " + RESIDENCY_WHERE],
+        id="job-ladder-rung",
+    ),
+    pytest.param(
+        JOB,
+        changed(JOB, lambda p: (in_region("asia-east1")(p), with_region_rung({"afterStockouts": 2, "location": "europe-west4"})(p))),
+        ["location is asia-east1; ", "resubmission.fallback[0].location is europe-west4; "],
+        id="job-every-offending-region",
+    ),
+    pytest.param(BUCKET, changed(BUCKET, in_region("EUROPE-WEST4")), ["location is EUROPE-WEST4; " + RESIDENCY_WHERE], id="bucket"),
+    pytest.param(BUCKET, changed(BUCKET, in_region("US")), ["location is US; "], id="bucket-multi-region"),
+    pytest.param(REPOSITORY, {"repositoryId": "vision", "format": "DOCKER", "location": "europe-west4"}, ["location is europe-west4; "], id="repository"),
+])
+def test_a_location_outside_the_allowed_ones_is_a_mandatory_violation_naming_its_path(settings_pack, type_, props, messages):
+    diagnostics = settings_pack.analyze(type_, "r", props, stack="residency")
+    assert [(d[0], d[2]) for d in diagnostics] == [("residency-allowed-locations", "mandatory")] * len(messages), diagnostics
+    for diagnostic, message in zip(diagnostics, messages):
+        assert message in diagnostic[1]
+        assert "or allow " in diagnostic[1]
+
+
+def test_without_allowed_locations_every_region_is_allowed(pack, settings_pack):
+    far = changed(JOB, lambda p: (in_region("asia-east1")(p), with_region_rung({"afterStockouts": 2, "location": "me-west1"})(p)))
+    assert pack.analyze(JOB, "r", far, stack="dev") == []
+    assert [d[0] for d in settings_pack.analyze(JOB, "r", far, stack="cmek")] == ["job-cmek"]  # other settings only
+    assert settings_pack.analyze(BUCKET, "r", changed(BUCKET, in_region("ASIA-EAST1")), stack="nofile") == []
+
+
+def test_malformed_allowed_locations_name_the_key(settings_pack):
+    bad = settings_pack.analyze(BUCKET, "r", COMPLIANT[BUCKET], stack="badregion")
+    assert [d[0] for d in bad] == ["residency-allowed-locations"] * 2
+    assert "spot-training:policy.allowedLocations[1] in " in bad[0][1] and "'US Central' is not a region id" in bad[0][1]
+    assert "spot-training:policy.allowedLocations[2] in " in bad[1][1] and "4 is not a region id" in bad[1][1]
+    (empty,) = settings_pack.analyze(REPOSITORY, "r", {"location": "us-central1"}, stack="emptyregions")
+    assert "spot-training:policy.allowedLocations in " in empty[1] and "must be a non-empty list" in empty[1]
+    assert empty[2] == "mandatory"
+
+
+def test_prod_allows_its_region_and_the_ladders_us_east1(pack):
+    ladder = changed(JOB, lambda p: (in_region("europe-west4")(p), with_region_rung({"afterStockouts": 2, "location": "us-east1"})(p)))
+    assert pack.analyze(JOB, "r", ladder, stack="prod") == []
+    (outside,) = pack.analyze(JOB, "r", changed(JOB, in_region("us-central1")), stack="prod")
+    assert outside[0] == "residency-allowed-locations"
+    assert "stack prod allows europe-west4, us-east1 (spot-training:policy.allowedLocations in stacks/Pulumi.prod.yaml)" in outside[1]
 
 
 def test_an_image_digest_still_unknown_in_preview_is_no_violation(pack):
