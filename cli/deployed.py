@@ -76,9 +76,12 @@ def rendered(stack) -> dict[str, dict[str, Any]]:
 
 
 def parents(stack, jobs: dict[str, dict[str, Any]], locations: list[str]) -> list[str]:
-    """The stack's gcp:project and gcp:region, every job's own, and --location."""
+    """The stack's gcp:project and gcp:region, every job's own and every region its fallback
+    ladder may move it to, and --location."""
+    from components.spot_job import resubmission
+
     places = {(stack.gcp_project, stack.region)}
-    places |= {(i.get("project"), i.get("location")) for i in jobs.values() if i.get("project") and i.get("location")}
+    places |= {(i.get("project"), loc) for i in jobs.values() if i.get("project") for loc in resubmission.locations(i)}
     places |= {(stack.gcp_project, location) for location in locations}
     return [f"projects/{p}/locations/{loc}" for p, loc in sorted(places)]
 

@@ -1,6 +1,6 @@
 """`spot-training status STACK`: the stack's jobs as Vertex AI sees them, found by the
 stack's label (every job spot-training submits carries it): one row per submission,
-with its state, attempt, strategy, times and console page. Needs Google credentials.
+with its state, attempt, strategy, region, times and console page. Needs Google credentials.
 
 Exit 0 with the table (or "no job"), 2 for an unknown stack or an error from Google.
 """
@@ -20,7 +20,7 @@ def status(
     stack: str = arguments.STACK,
     location: list[str] = arguments.LOCATIONS,
 ) -> None:
-    """The stack's jobs on Vertex AI: state, attempt, strategy, start and end, console link. Needs Google credentials."""
+    """The stack's jobs on Vertex AI: state, attempt, strategy, region, start and end, console link. Needs Google credentials."""
     from components.spot_job import labels, vertex
 
     target = deployed.load(stack)
@@ -33,13 +33,14 @@ def status(
         print(f"No job of stack {stack} ({target.project}) in: {', '.join(where)}")
         return
     output.table(
-        ("JOB", "STATE", "ATTEMPT", "STRATEGY", "STARTED", "ENDED", "CONSOLE"),
+        ("JOB", "STATE", "ATTEMPT", "STRATEGY", "REGION", "STARTED", "ENDED", "CONSOLE"),
         [
             (
                 f.name,
                 f.job.get("state") or "-",
                 str(f.attempt),
                 ((f.job.get("jobSpec") or {}).get("scheduling") or {}).get("strategy") or "STRATEGY_UNSPECIFIED",
+                f.job["name"].split("/")[3],  # a fallback rung may have moved the attempt
                 f.job.get("startTime") or "-",
                 f.job.get("endTime") or "-",
                 vertex.console_url(f.job["name"]),

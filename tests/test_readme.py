@@ -52,3 +52,20 @@ def test_the_readmes_add_a_job_example_is_a_valid_job():
     teams["vision"]["jobs"] = jobs
     rendered = render({**config, "spot-training:teams": teams}).of_type("SpotTrainingJob")
     assert [j.name for j in rendered if j.name.startswith("vision-")] == ["vision-resnet"]
+
+
+def test_the_readmes_region_ladder_renders_as_the_readme_says(tmp_path):
+    """The end-to-end section's ladder, on the walk-through's job: `render` prints the line the README quotes."""
+    from tests.cli_runner import spot_training_in_process
+    from tests.test_cli_render import settings_of
+
+    text = (ROOT / "README.md").read_text()
+    section = text[text.index("## When a Spot job is preempted, end to end") :]
+    policy = yaml.safe_load(re.search(r"```yaml\n(.*?)```", section, re.S).group(1))["resubmission"]
+    quoted = re.search(r"`spot-training render dev` prints the ladder before anything runs:\n  `([^`]+)`", section).group(1)
+    config = readme_stack_example()
+    config["spot-training:teams"]["vision"]["jobs"]["resnet-smoke"]["resubmission"] = policy
+    (tmp_path / "Pulumi.dev.yaml").write_text(yaml.safe_dump({"config": config}, allow_unicode=True))
+    done = spot_training_in_process("render", "dev", stacks_dir=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert settings_of(done.stdout)["vision/resnet-smoke"]["STRATEGY_LADDER"] == quoted

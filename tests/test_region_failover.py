@@ -226,3 +226,13 @@ def test_the_sweep_searches_every_region_the_configs_ladders_name(tmp_path, monk
     stack = Stack.load("dev", root=tmp_path)
     empty = StackState.parse('{"version": 3, "deployment": {"resources": []}}', "test", stack)
     assert sweep.parents(stack, empty, []) == [f"projects/acme-ml-dev/locations/{HOME}", f"projects/acme-ml-dev/locations/{AWAY}"]
+
+
+def test_the_typed_rung_writes_the_rest_rung():
+    from components.spot_job.typed_spec import FallbackRung
+
+    assert FallbackRung(after_stockouts=1, location=AWAY).to_rest() == {"afterStockouts": 1, "location": AWAY}
+    assert FallbackRung(after_stockouts=3).to_rest() == {"afterStockouts": 3, "strategy": "auto"}  # as before
+    assert FallbackRung(after_stockouts=2, strategy="STANDARD", location=HOME).to_rest() == {
+        "afterStockouts": 2, "strategy": "STANDARD", "location": HOME,
+    }
