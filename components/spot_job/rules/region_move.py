@@ -14,6 +14,8 @@ job naming one cannot simply be submitted elsewhere:
   region": refused. https://cloud.google.com/vertex-ai/docs/training/psc-i-egress
 - a reservation: a ladder needs a SPOT job, and a Spot job consumes none
   (spot.no_reservation already refuses one).
+- an accelerator or TPU type the region does not offer for training
+  (region_offers.py, from Google's table of accelerators per region).
 
 What follows the job: the VPC `network` (a global resource; Vertex AI peers
 with one network per region, so the target region must be peered with the
@@ -30,6 +32,7 @@ import re
 from .encryption import KMS_KEY
 from .known import Fail, Known
 from .place import LOCATION
+from . import region_offers
 from .references import TENSORBOARD
 
 # projects/P/locations/L/metadataStores/S/contexts/C: an Experiment (or its run) lives in its region's metadata store.
@@ -64,6 +67,8 @@ def region_moves(k: Known, fail: Fail) -> None:
             )
         for reason in _stays_in_region(k, location):
             fail(f"{path}.location", reason)
+        for pool_path, reason in region_offers.region_problems(k, location):
+            fail(f"{path}.location", f"cannot move the job to {location}: {pool_path}: {reason}")
 
 
 def _check_rung_key(path: str, key: str, location: str, own_key: str | None, fail: Fail) -> None:
