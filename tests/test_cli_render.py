@@ -81,6 +81,10 @@ def test_the_fallback_ladder_says_which_rung_runs_at_on_demand_price_and_what_au
     assert prod["vision/resnet"]["STRATEGY_LADDER"] == "SPOT → after 3 stockouts STANDARD (auto; on-demand price)"
     assert prod["vision/resnet"]["RESUBMISSIONS"] == "5 on STOCKOUT"
     assert prod["vision/resnet"]["ON_DELETE"] == "cancel"
+    # prod's tabular job has a region ladder, within the EU its policy allows.
+    assert prod["tabular/baseline"]["STRATEGY_LADDER"] == (
+        "SPOT in europe-west4 → after 2 stockouts SPOT in europe-west1 → after 4 stockouts STANDARD in europe-west1 (on-demand price)"
+    )
 
 
 LADDER_STACK = """\

@@ -366,12 +366,12 @@ def test_malformed_allowed_locations_name_the_key(settings_pack):
     assert empty[2] == "mandatory"
 
 
-def test_prod_allows_its_region_and_the_ladders_us_east1(pack):
-    ladder = changed(JOB, lambda p: (in_region("europe-west4")(p), with_region_rung({"afterStockouts": 2, "location": "us-east1"})(p)))
+def test_prod_allows_its_region_and_the_ladders_europe_west1(pack):
+    ladder = changed(JOB, lambda p: (in_region("europe-west4")(p), with_region_rung({"afterStockouts": 2, "location": "europe-west1"})(p)))
     assert pack.analyze(JOB, "r", ladder, stack="prod") == []
     (outside,) = pack.analyze(JOB, "r", changed(JOB, in_region("us-central1")), stack="prod")
     assert outside[0] == "residency-allowed-locations"
-    assert "stack prod allows europe-west4, us-east1 (spot-training:policy.allowedLocations in stacks/Pulumi.prod.yaml)" in outside[1]
+    assert "stack prod allows europe-west4, europe-west1 (spot-training:policy.allowedLocations in stacks/Pulumi.prod.yaml)" in outside[1]
 
 
 def test_an_image_digest_still_unknown_in_preview_is_no_violation(pack):

@@ -236,3 +236,16 @@ def test_the_typed_rung_writes_the_rest_rung():
     assert FallbackRung(after_stockouts=2, strategy="STANDARD", location=HOME).to_rest() == {
         "afterStockouts": 2, "strategy": "STANDARD", "location": HOME,
     }
+
+
+def test_a_rung_to_a_region_that_does_not_offer_the_jobs_gpu_is_refused_naming_the_rung_and_the_pool():
+    inputs = {
+        "project": "acme-ml-dev", "location": HOME, **docs_request_body(),
+        "resubmission": {"fallback": [{"afterStockouts": 1, "location": "europe-west6"}]},
+    }
+    inputs["jobSpec"]["workerPoolSpecs"][0]["machineSpec"] = {"machineType": "g2-standard-8", "acceleratorType": "NVIDIA_L4", "acceleratorCount": 1}
+    [failure] = spec.validate(inputs)
+    assert failure.path == "resubmission.fallback[0].location"
+    assert "jobSpec.workerPoolSpecs[0].machineSpec.acceleratorType" in failure.reason and "europe-west6" in failure.reason
+    inputs["resubmission"]["fallback"][0]["location"] = AWAY  # us-east1 offers L4 for training
+    assert spec.validate(inputs) == []
