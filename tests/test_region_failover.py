@@ -116,9 +116,9 @@ def test_a_region_rung_carries_the_cmek_key_of_its_region_and_the_key_derivation
     assert updated["submissionKey"] == spec.submission_key(news, 2)
 
 
-def test_an_attempt_submitted_before_a_crash_is_adopted_in_its_region_after_the_ladder_changed(emulator, fast_pace):
-    """`up` submitted attempt 2 to us-east1 and died before the state recorded it; the
-    ladder was then changed to europe-west4. The next `up` finds the job in us-east1."""
+def preempted_with_a_region_rung(emulator):
+    """A job with the rung {afterStockouts: 1, location: us-east1}, created and preempted at home:
+    (the provider, its inputs, the create's result, its state refreshed as FAILED)."""
     provider = SpotTrainingJobProvider()
     news = {
         "project": "acme-ml-dev", "location": HOME, **docs_request_body(), "submissionScope": "spot-training/dev/vision-resnet",
@@ -126,7 +126,13 @@ def test_an_attempt_submitted_before_a_crash_is_adopted_in_its_region_after_the_
     }
     created = provider.create(news)
     emulator.preempt(created.id)
-    failed = provider.read(created.id, created.outs).outs
+    return provider, news, created, provider.read(created.id, created.outs).outs
+
+
+def test_an_attempt_submitted_before_a_crash_is_adopted_in_its_region_after_the_ladder_changed(emulator, fast_pace):
+    """`up` submitted attempt 2 to us-east1 and died before the state recorded it; the
+    ladder was then changed to europe-west4. The next `up` finds the job in us-east1."""
+    provider, news, created, failed = preempted_with_a_region_rung(emulator)
     lost = provider.update(created.id, failed, news).outs  # landed in us-east1; its answer never reached the state
     assert region(lost["jobName"]) == AWAY
 
@@ -152,14 +158,7 @@ def test_a_state_written_before_attempts_could_move_still_deletes_every_attempt(
 
 
 def test_failover_costs_one_list_per_other_region_of_the_ladder(emulator, fast_pace):
-    provider = SpotTrainingJobProvider()
-    news = {
-        "project": "acme-ml-dev", "location": HOME, **docs_request_body(), "submissionScope": "spot-training/dev/vision-resnet",
-        "resubmission": {"fallback": [{"afterStockouts": 1, "location": AWAY}]},
-    }
-    created = provider.create(news)
-    emulator.preempt(created.id)
-    failed = provider.read(created.id, created.outs).outs
+    provider, news, created, failed = preempted_with_a_region_rung(emulator)
     emulator.reset_calls()
     provider.update(created.id, failed, news)
     # The resubmission's own list and create in us-east1, and one list at home for an attempt landed there.
