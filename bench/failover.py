@@ -359,7 +359,7 @@ def per_finished(outcomes: list[Outcome]) -> str:
 
 
 def month_model(quick: bool, seed: int) -> None:
-    months, jobs_per_month = (2, 30) if quick else (10, 100)
+    months, jobs_per_month = (2, 30) if quick else (20, 200)
     rng = random.Random(seed)
     weathers = [month(rng) for _ in range(months)]
     jobs = [(m, rng.randrange(START_WITHIN_H * 60 // TICK_MIN) * TICK_MIN) for m in range(months) for _ in range(jobs_per_month)]
