@@ -60,3 +60,12 @@ def test_a_mass_delete_cancels_every_job_and_leaves_none_active():
         assert f"{run}: every job cancelled, none left active: yes" in out
     for run in ("replace, ours", "replace, unbounded"):
         assert f"{run}: every job cancelled, none left active, every new job submitted: yes" in out
+
+
+def test_failover_counts_calls_and_its_month_model_is_deterministic():
+    out = quick("failover")
+    assert "moves region: location rung: us-central1 SPOT -> us-east1 SPOT" in out
+    assert "every attempt's record deleted (asserted)" in out
+    for policy in ("same-region SPOT retries", "strategy ladder", "region ladder", "STANDARD from the start (baseline)"):
+        assert f"\n{policy} " in out
+    assert quick("failover") == out  # seeded: the same seed, the same tables
