@@ -33,6 +33,11 @@ class ContainerRepositoryArgs:
     immutable_tags: bool = False
     # key -> member that pulls images: the Vertex AI service agents, the team's trainer
     readers: dict[str, pulumi.Input[str]] = field(default_factory=dict)
+    # Regions where a job's fallback ladder may run it: each gets a remote repository reading
+    # through to this one, so an attempt there pulls its image in its own region.
+    replica_regions: list[str] = field(default_factory=list)
+    # Who reads this repository for the replicas: the Artifact Registry service agent.
+    replica_reader: Optional[pulumi.Input[str]] = None
 
 
 class ContainerRepository(pulumi.ComponentResource):
@@ -72,23 +77,61 @@ class ContainerRepository(pulumi.ComponentResource):
             ],
             opts=child,
         )
-        self.grants = iam_.grant_members(
+        home_readers = {**args.readers, **({"replicas": args.replica_reader} if args.replica_regions and args.replica_reader else {})}
+        self.grants = self._readers(name, self.repository, args.location, home_readers, child)
+        self.url = pulumi.Output.all(
+            self.repository.project, self.repository.repository_id, *[g.id for g in self.grants]
+        ).apply(lambda v: f"{args.location}-docker.pkg.dev/{v[0]}/{v[1]}")
+        self.replicas = {region: self._replica(name, region, child) for region in args.replica_regions}
+        # Where an attempt in each replica's region pulls the team's images from instead:
+        # {location, from, to}, URL prefixes, for the jobs' imageMirrors.
+        self.mirrors = [
+            {"location": region, "from": pulumi.Output.concat(self.url, "/"), "to": pulumi.Output.concat(url, "/")}
+            for region, (_, url) in self.replicas.items()
+        ]
+        self.register_outputs({"url": self.url})
+
+    def _readers(self, name: str, repository: gcp.artifactregistry.Repository, location: str, readers: dict, child) -> list:
+        return iam_.grant_members(
             name,
-            {READER_ROLE: args.readers} if args.readers else {},
+            {READER_ROLE: readers} if readers else {},
             lambda resource, role, member: gcp.artifactregistry.RepositoryIamMember(
                 resource,
-                project=args.project,
-                location=args.location,
-                repository=self.repository.repository_id,
+                project=self._args.project,
+                location=location,
+                repository=repository.repository_id,
                 role=role,
                 member=member,
                 opts=child,
             ),
         )
-        self.url = pulumi.Output.all(
-            self.repository.project, self.repository.repository_id, *[g.id for g in self.grants]
-        ).apply(lambda v: f"{args.location}-docker.pkg.dev/{v[0]}/{v[1]}")
-        self.register_outputs({"url": self.url})
+
+    def _replica(self, name: str, region: str, child) -> tuple[gcp.artifactregistry.Repository, pulumi.Output[str]]:
+        """A remote repository in `region` whose upstream is this one: it pulls an image (by
+        digest) from here once and serves it in its region after that.
+        https://cloud.google.com/artifact-registry/docs/repositories/remote-repo (upstream: a
+        standard Artifact Registry repository; the Artifact Registry service agent reads it)."""
+        args = self._args
+        replica = gcp.artifactregistry.Repository(
+            f"{name}-{region}",
+            project=args.project,
+            location=region,
+            repository_id=self.repository.repository_id,  # ids are unique per location
+            format="DOCKER",
+            mode="REMOTE_REPOSITORY",
+            description=f"Training images of {args.team} ({args.environment}), read through from {args.location}",
+            labels={"team": args.team, "environment": args.environment},
+            remote_repository_config=gcp.artifactregistry.RepositoryRemoteRepositoryConfigArgs(
+                description=f"{args.team}'s images in {args.location}",
+                common_repository=gcp.artifactregistry.RepositoryRemoteRepositoryConfigCommonRepositoryArgs(uri=self.repository.id),
+            ),
+            opts=child,
+        )
+        grants = self._readers(f"{name}-{region}", replica, region, args.readers, child)
+        url = pulumi.Output.all(replica.project, replica.repository_id, *[g.id for g in grants]).apply(
+            lambda v: f"{region}-docker.pkg.dev/{v[0]}/{v[1]}"
+        )
+        return replica, url
 
     def pinned_image(self, name: str, tag: str) -> pulumi.Output[str]:
         """`name:tag`, already pushed, resolved to `{url}/{name}@sha256:...` at deploy time."""

@@ -23,6 +23,9 @@ _SERVICE_AGENTS = {
     "vertex-agent": "@gcp-sa-aiplatform.iam.gserviceaccount.com",
     "vertex-code-agent": "@gcp-sa-aiplatform-cc.iam.gserviceaccount.com",
 }
+# A remote repository reads its upstream repository as the Artifact Registry service agent.
+# https://cloud.google.com/artifact-registry/docs/repositories/remote-repo
+_REGISTRY_AGENT = "@gcp-sa-artifactregistry.iam.gserviceaccount.com"
 
 
 @dataclass
@@ -68,7 +71,10 @@ class TeamTrainingEnvironment(pulumi.ComponentResource):
         agents = {key: pulumi.Output.concat("serviceAccount:service-", number, domain) for key, domain in _SERVICE_AGENTS.items()}
         self.repository = ContainerRepository(
             f"{name}-images",
-            ContainerRepositoryArgs(**place, location=args.region, readers={**trainer, **agents}, **team.repository),
+            ContainerRepositoryArgs(
+                **place, location=args.region, readers={**trainer, **agents},
+                replica_reader=pulumi.Output.concat("serviceAccount:service-", number, _REGISTRY_AGENT), **team.repository,
+            ),
             opts=child,
         )
         self.images = {
@@ -93,6 +99,8 @@ class TeamTrainingEnvironment(pulumi.ComponentResource):
                     self._job_body(key, job.body, job.secret_paths, args),
                     project=args.project,
                     location=args.region,
+                    # Where an attempt a fallback rung moves pulls the team's images from, in its region.
+                    image_mirrors=self.repository.mirrors or None,
                     **job.knobs,
                     _validated=job.validated,
                 ),

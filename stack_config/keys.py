@@ -30,6 +30,8 @@ REPOSITORY_KEYS = {
     "deleteUntaggedAfterDays": ("delete_untagged_after_days", int),
     "cleanupDryRun": ("cleanup_dry_run", bool),
     "immutableTags": ("immutable_tags", bool),
+    # Regions a job's fallback ladder moves it to, each with a remote repository of the team's images.
+    "replicaRegions": ("replica_regions", list),
 }
 # Labels the stack puts on every job itself: a user's would be overwritten.
 STACK_LABELS = ("team", "environment")

@@ -79,6 +79,8 @@ def load(
         for name, raw in raw_teams.items():
             teams[name] = _team(name, raw, f"{NS}:teams.{name}", project, region, environment, secrets, failures)
         failures += _ladder_regions(raw_teams, extra_regions)
+        for name, team in teams.items():
+            failures += _replica_regions(team.repository.get("replica_regions"), f"{NS}:teams.{name}.repository.replicaRegions", region, extra_regions)
         failures += names.clashing_resource_names(teams)
         failures += names.clashing_ids(teams)
         failures += names.clashing_members(deployers, teams)
@@ -210,6 +212,21 @@ def _ladder_regions(raw_teams: dict, extra_regions: list[str]) -> list[str]:
                 if isinstance(location, str) and place.REGION_ID.match(location):  # else the job's rules say why
                     path = f"{NS}:teams.{team}.jobs.{key}.resubmission.fallback[{i}].location"
                     place.region(location, extra_regions, failures, path)
+    return failures
+
+
+def _replica_regions(value: Any, path: str, home: Any, extra_regions: list[str]) -> list[str]:
+    """repository.replicaRegions: regions of the custom-training table (or extraRegions), each once, not the team's own."""
+    failures: list[str] = []
+    for i, region in enumerate(value or []):
+        if not isinstance(region, str) or not place.REGION_ID.match(region):
+            failures.append(f"{path}[{i}]: {region!r} is not a region id such as us-east1")
+        elif region == home:
+            failures.append(f"{path}[{i}]: {region} is the team's own region (gcp:region), where its repository already is")
+        elif region in value[:i]:
+            failures.append(f"{path}[{i}]: {region} is listed twice")
+        else:
+            place.region(region, extra_regions, failures, f"{path}[{i}]")
     return failures
 
 

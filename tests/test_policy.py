@@ -414,3 +414,14 @@ def test_a_credential_set_as_a_config_secret_is_still_a_credential_in_env(pack):
     marked = {"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", "value": HF_TOKEN}
     (diagnostic,) = pack.analyze(JOB, "r", changed(JOB, with_env(("HF_TOKEN", marked))))
     assert diagnostic[0] == "job-env-no-credentials" and HF_TOKEN not in diagnostic[1]
+
+
+def test_a_team_with_a_region_ladder_and_a_replica_repository_passes_the_whole_pack(pack):
+    from tests.test_region_failover import replica_config
+
+    cfg = replica_config()  # its ladder stays on SPOT: dev's policy allows no STANDARD (advisory)
+    cfg["spot-training:teams"]["vision"]["jobs"]["resnet"]["resubmission"] = {"fallback": [{"afterStockouts": 1, "location": "us-east1"}]}
+    resources = render(cfg, stack="dev").resources
+    assert any(r.inputs.get("mode") == "REMOTE_REPOSITORY" for r in resources)
+    diagnostics = {r.name: pack.analyze(r.typ, r.name, dict(r.inputs), stack="dev") for r in resources}
+    assert {name: found for name, found in diagnostics.items() if found} == {}

@@ -248,3 +248,62 @@ def test_a_rung_to_a_region_that_does_not_offer_the_jobs_gpu_is_refused_naming_t
     assert "jobSpec.workerPoolSpecs[0].machineSpec.acceleratorType" in failure.reason and "europe-west6" in failure.reason
     inputs["resubmission"]["fallback"][0]["location"] = AWAY  # us-east1 offers L4 for training
     assert spec.validate(inputs) == []
+
+
+# --- images: a replica repository per region a ladder goes to (issue 14.3) ---
+
+def replica_config() -> dict:
+    cfg = config()
+    cfg["spot-training:teams"]["vision"].update(
+        repository={"replicaRegions": [AWAY]},
+        images={"trainer": {"name": "trainer", "tag": "v1"}},
+    )
+    cfg["spot-training:teams"]["vision"]["jobs"]["resnet"]["workerPoolSpecs"][0]["containerSpec"]["imageUri"] = "${images.trainer}"
+    return cfg
+
+
+def test_a_replica_region_gets_a_remote_repository_reading_through_to_the_teams_and_the_job_its_mirror():
+    recorder = render(replica_config())
+    repositories = {r.name: r.inputs for r in recorder.of_type("artifactregistry/repository:Repository")}
+    replica = repositories[f"vision-images-{AWAY}"]
+    assert replica["location"] == AWAY and replica["mode"] == "REMOTE_REPOSITORY" and replica["format"] == "DOCKER"
+    assert replica["remoteRepositoryConfig"]["commonRepository"]["uri"] == "vision-images-id"  # the home repository
+    assert replica["repositoryId"] == repositories["vision-images"]["repositoryId"] == "vision"
+    grants = {(r.inputs["location"], r.inputs["member"]) for r in recorder.of_type("RepositoryIamMember")}
+    # The registry's service agent reads home for the replica; whoever pulls at home pulls from the replica too.
+    assert (HOME, f"serviceAccount:service-{recorder.project_number}@gcp-sa-artifactregistry.iam.gserviceaccount.com") in grants
+    assert {m for loc, m in grants if loc == AWAY} == {m for loc, m in grants if loc == HOME} - {
+        f"serviceAccount:service-{recorder.project_number}@gcp-sa-artifactregistry.iam.gserviceaccount.com"
+    }
+    [job] = recorder.of_type("SpotTrainingJob")
+    assert job.inputs["imageMirrors"] == [{
+        "location": AWAY, "from": f"{HOME}-docker.pkg.dev/acme-ml-dev/vision/", "to": f"{AWAY}-docker.pkg.dev/acme-ml-dev/vision/",
+    }]
+
+
+def test_an_attempt_moved_to_a_replica_region_pulls_its_image_there_and_home_pulls_from_home(emulator, fast_pace):
+    [job] = render(replica_config()).of_type("SpotTrainingJob")
+    news = {k: v for k, v in job.inputs.items() if k != "__provider"}
+    home_image = news["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["imageUri"]
+    assert home_image.startswith(f"{HOME}-docker.pkg.dev/acme-ml-dev/vision/trainer@sha256:")
+    provider = SpotTrainingJobProvider()
+    created = provider.create(news)
+    assert emulator.job(created.id).job_spec.worker_pool_specs[0].container_spec.image_uri == home_image
+    emulator.preempt(created.id)
+    moved = provider.update(created.id, provider.read(created.id, created.outs).outs, news).outs
+    pulled = emulator.job(moved["jobName"]).job_spec.worker_pool_specs[0].container_spec.image_uri
+    assert region(moved["jobName"]) == AWAY and pulled == home_image.replace(f"{HOME}-docker.pkg.dev", f"{AWAY}-docker.pkg.dev")
+    assert news["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["imageUri"] == home_image  # the inputs stay as they are
+
+
+@pytest.mark.parametrize(
+    "regions, words",
+    [([HOME], "is the team's own region"), (["us-eats1"], "did you mean us-east1?"), ([AWAY, AWAY], "is listed twice")],
+)
+def test_a_wrong_replica_region_is_named_by_its_config_path(regions, words):
+    from tests.test_stack_config import failures_of
+
+    cfg = config()
+    cfg["spot-training:teams"]["vision"]["repository"] = {"replicaRegions": regions}
+    failures = failures_of(cfg)
+    assert "spot-training:teams.vision.repository.replicaRegions[" in failures and words in failures

@@ -34,6 +34,10 @@ class SpotTrainingJobArgs:
     # Vertex AI's per-region request quotas the provider paces to, for a project whose quotas
     # were raised: {"submissionsPerMinute": 60, "callsPerMinute": 600} (the defaults).
     quotas: Optional[Mapping[str, int]] = None
+    # Where an attempt in another region pulls its images from: [{location, from, to}], URL
+    # prefixes; an image URI starting with `from` is submitted starting with `to` in `location`
+    # (the team's replica repositories, ContainerRepository.mirrors).
+    image_mirrors: Optional[pulumi.Input[list]] = None
     # Internal: set by the team component for a job its stack config's loader has
     # already validated (naming the config path), so it is not validated twice.
     _validated: InitVar[bool] = False
@@ -73,6 +77,7 @@ class SpotTrainingJobArgs:
             "deleteTimeout": self.delete_timeout,
             "replaceOrder": self.replace_order,
             "quotas": self.quotas,
+            "imageMirrors": self.image_mirrors,
         }
 
     @staticmethod

@@ -45,7 +45,10 @@ MESSAGES: dict[str, dict[str, object]] = {
         "submissionScope": STRING,
         "secretPaths": list_of(STRING),
         "quotas": "Quotas",
+        "imageMirrors": list_of("ImageMirror"),
     },
+    # An image source in another region: a URI starting with `from` is pulled from `to` in `location`.
+    "ImageMirror": {"location": STRING, "from": STRING, "to": STRING},
     # Vertex AI's per-region request quotas the provider paces its calls to (pacing.py).
     "Quotas": {"submissionsPerMinute": INT, "callsPerMinute": INT},
     # What `pulumi up` does with a job that failed (see resubmission.py).

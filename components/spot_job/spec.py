@@ -51,6 +51,8 @@ KNOB_FIELDS = (
     "secretPaths",
     # Vertex AI's request quotas per region, for the provider's pacing (pacing.py).
     "quotas",
+    # Where an attempt in another region pulls its images from (the team's replica repositories).
+    "imageMirrors",
 )
 
 # The label that makes `create` idempotent (see submission_key), beside the
@@ -197,7 +199,20 @@ def submission(
         if kms_key_name:
             body["encryptionSpec"] = {"kmsKeyName": kms_key_name}
         # The rules refuse a move of a job with CMEK and no key for the rung's region.
+        _pull_images_in(location, body, inputs.get("imageMirrors") or [])
     return parent(inputs, location), key, body
+
+
+def _pull_images_in(location: str, body: dict[str, Any], mirrors: list[dict[str, Any]]) -> None:
+    """Each image URI of the body that a mirror in `location` serves, rewritten to pull from there."""
+    for mirror in mirrors:
+        if mirror.get("location") != location or not mirror.get("from") or not mirror.get("to"):
+            continue
+        for pool in body["jobSpec"].get("workerPoolSpecs") or []:
+            for task, field in (("containerSpec", "imageUri"), ("pythonPackageSpec", "executorImageUri")):
+                uri = (pool.get(task) or {}).get(field)
+                if isinstance(uri, str) and uri.startswith(mirror["from"]):
+                    pool[task][field] = mirror["to"] + uri[len(mirror["from"]):]
 
 
 def parent(inputs: dict[str, Any], location: str | None = None) -> str:
