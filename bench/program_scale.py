@@ -34,7 +34,13 @@ the smallest (which fixed costs push below 1), and the marginal cost per job
 between successive sizes (equal if cost is linear; the sizes also grow teams:
 5, 20, 50).
 
-    uv run python -m bench.program_scale [--quick]
+Like for like (`--like-for-like`): the program tunes the garbage collector
+(`__main__.py`: gc.freeze() and a youngest-generation threshold of 20,000),
+a bare pulumi_gcp program does not; with the option the baseline also runs a
+second time given the same tuning (variant baseline-gc, applied after its
+imports), and a last table prints ours against both readings.
+
+    uv run python -m bench.program_scale [--quick] [--like-for-like]
 """
 
 from __future__ import annotations
@@ -52,6 +58,10 @@ SIZES = [(10, 5), (100, 20), (1000, 50)]  # (jobs, teams)
 QUICK_SIZES = [(10, 5), (100, 20)]
 ROUNDS, QUICK_ROUNDS = 3, 1
 VARIANTS = ("ours", "baseline")
+# --like-for-like: the baseline again, given the collector tuning the program's
+# __main__.py applies (gc.freeze() and these thresholds; keep them the same).
+LIKE_FOR_LIKE = "baseline-gc"
+GC_THRESHOLD = (20_000, 20, 20)
 STACK = "bench"
 
 
@@ -67,6 +77,11 @@ def child(variant: str, jobs: int, teams: int) -> None:
         from offline.program import run
     else:
         from bench.baseline import run
+    if variant == LIKE_FOR_LIKE:
+        import gc
+
+        gc.freeze()
+        gc.set_threshold(*GC_THRESHOLD)
     import_seconds = time.perf_counter() - t0
     rss_imports = measure.rss_kb()
     config = measure.stack_config(jobs, teams)
@@ -115,6 +130,10 @@ def check_same_resources(jobs: int, teams: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="sizes 10 and 100, one round")
+    parser.add_argument(
+        "--like-for-like", action="store_true",
+        help="also run the baseline with the program's collector tuning (gc.freeze, thresholds) and print both ratios",
+    )
     parser.add_argument("--child", nargs=3, metavar=("VARIANT", "JOBS", "TEAMS"), help=argparse.SUPPRESS)
     parser.add_argument("--check", nargs=2, metavar=("JOBS", "TEAMS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -128,10 +147,11 @@ def main() -> None:
 
     sizes, rounds = (QUICK_SIZES, QUICK_ROUNDS) if args.quick else (SIZES, ROUNDS)
     subprocess.run([sys.executable, "-m", "bench.program_scale", "--check", *map(str, sizes[0])], cwd=ROOT, check=True)
+    variants = (*VARIANTS, LIKE_FOR_LIKE) if args.like_for_like else VARIANTS
     runs: dict[tuple[str, int], list[dict]] = {}
     for r in range(rounds):
         for jobs, teams in sizes:
-            for variant in VARIANTS if r % 2 == 0 else VARIANTS[::-1]:
+            for variant in variants if r % 2 == 0 else variants[::-1]:
                 run = measure_child(variant, jobs, teams)
                 assert run["rss_inherited_kb"] < run["rss_imports_kb"], run  # the parent's peak would mask the child's
                 runs.setdefault((variant, jobs), []).append(run)
@@ -204,6 +224,22 @@ def main() -> None:
     g_o = slope(xs, [growth_kb("ours", j) for j in xs])
     g_b = slope(xs, [growth_kb("baseline", j) for j in xs])
     print(f"  slope ratio ours/baseline: time {s_o / s_b:.2f}, memory {g_o / g_b:.2f}")
+
+    if args.like_for_like:
+        print(f"\nlike for like: the baseline given the program's collector tuning too (gc.freeze(), gc.set_threshold{GC_THRESHOLD}):")
+        rows = []
+        for jobs, teams in sizes:
+            t_o, t_d, t_l = (med(v, jobs, "seconds") for v in ("ours", "baseline", LIKE_FOR_LIKE))
+            m_o, m_d, m_l = (med(v, jobs, "rss_peak_kb") / 1024 for v in ("ours", "baseline", LIKE_FOR_LIKE))
+            rows.append([
+                f"{jobs}/{teams}", f"{t_o:.3f}", f"{t_d:.3f}", f"{t_l:.3f}", f"{t_o / t_d:.2f}", f"{t_o / t_l:.2f}",
+                f"{m_o:.1f}", f"{m_d:.1f}", f"{m_l:.1f}", f"{m_o / m_d:.2f}", f"{m_o / m_l:.2f}",
+            ])
+        print(table(
+            ["jobs/teams", "ours s", "base s", "base+gc s", "ratio", "like-for-like ratio",
+             "ours peak MiB", "base peak MiB", "base+gc peak MiB", "ratio", "like-for-like ratio"],
+            rows,
+        ))
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import InitVar, dataclass
 from typing import Any, Mapping, Optional, Union
 
@@ -193,8 +194,12 @@ class SpotTrainingJob(pulumi.dynamic.Resource, module="spot-training", name="Spo
             "submissionScope": f"{pulumi.get_project()}/{pulumi.get_stack()}/{name}",
         }
         # The provider host takes no secrets: the engine hands it plain values.
-        # This tells it which were secret, so it never logs them.
-        props["secretPaths"] = pulumi.Output.from_input(_secret_paths(dict(props)))
+        # This tells it which were secret, so it never logs them. Only an Output can be
+        # secret: a job with none registers no `secretPaths` (nor makes an Output for it),
+        # and one with some makes a single Output, holding the Outputs found and their paths
+        # rather than a copy of the inputs (Output.from_input of a coroutine made three).
+        if found := _outputs(props, ()):
+            props["secretPaths"] = pulumi.Output(set(), asyncio.ensure_future(_secret_paths(found)), _known())
         # With the defaults filled in (gcp:project, gcp:region, the name), before anything is
         # registered; unless the args were validated whole already (submissionScope and
         # secretPaths, added here, are ours: a string and an Output).
@@ -207,16 +212,21 @@ class SpotTrainingJob(pulumi.dynamic.Resource, module="spot-training", name="Spo
         super().__init__(SpotTrainingJobProvider(), name, props, opts)
 
 
-async def _secret_paths(props: dict[str, Any]) -> Optional[list[str]]:
-    """The paths of the values in `props` that are `pulumi.Output.secret(...)`; None if there is none.
+async def _secret_paths(outputs: list[tuple[tuple, pulumi.Output]]) -> Optional[list[str]]:
+    """The paths of those `outputs` (path in the inputs, Output) that are `pulumi.Output.secret(...)`; None if there is none.
 
     None, not [], so a job without secrets registers no `secretPaths` at all.
     """
     found = []
-    for path, value in _outputs(props, ()):
+    for path, value in outputs:
         if await value.is_secret():
             found.append(property_paths.join(path))
     return found or None
+
+
+async def _known() -> bool:
+    """`secretPaths` is always known (whether an Output is secret is known even when its value is not)."""
+    return True
 
 
 def _outputs(value: Any, path: tuple) -> list[tuple[tuple, pulumi.Output]]:
