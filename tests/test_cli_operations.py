@@ -273,3 +273,37 @@ def test_status_reads_the_stack_where_the_offline_verbs_do(emulator, tmp_path):
     done = spot_training_in_process("status", "staging", stacks_dir=tmp_path, env=env(emulator))
     assert done.returncode == 0, done.stderr
     assert "no stack" not in done.stderr
+
+
+# --- a job a region ladder moved ----------------------------------------------------
+
+
+def test_status_and_cancel_find_an_attempt_a_region_ladder_moved_to_another_region(emulator, bodies, tmp_path):
+    import yaml
+
+    from tests.program import STACKS
+
+    stack = yaml.safe_load((STACKS / "Pulumi.dev.yaml").read_text())
+    stack["config"]["spot-training:teams"]["vision"]["jobs"]["resnet-smoke"]["resubmission"] = {
+        "fallback": [{"afterStockouts": 1, "location": "us-east1"}]
+    }
+    (tmp_path / "Pulumi.dev.yaml").write_text(yaml.safe_dump(stack, allow_unicode=True))
+    first = submit(bodies["vision/resnet-smoke"])
+    emulator.preempt(first)
+    from components.spot_job import vertex
+
+    moved_body = json.loads(json.dumps(bodies["vision/resnet-smoke"]))
+    moved_body["labels"][labels.SUBMISSION_LABEL] = "attempt-2"
+    with vertex.JobService("us-east1") as service:
+        moved, _, _ = service.submit("projects/acme-ml-dev/locations/us-east1", moved_body, "attempt-2", "unused")
+    emulator.advance(moved["name"])
+
+    done = spot_training_in_process("status", "dev", stacks_dir=tmp_path, env=env(emulator))
+    assert done.returncode == 0, done.stderr
+    attempts = sorted(rows(done.stdout)["vision/resnet-smoke"], key=lambda r: r[2])
+    assert [(r[2], r[4]) for r in attempts] == [("1", "us-central1"), ("2", "us-east1")]
+
+    done = spot_training_in_process("cancel", "dev", "vision/resnet-smoke", stacks_dir=tmp_path, env=env(emulator))
+    assert done.returncode == 0, done.stderr
+    assert f"cancelled {moved['name']}" in done.stdout
+    assert state_of(emulator, moved["name"]) in ("JOB_STATE_CANCELLING", "JOB_STATE_CANCELLED")
