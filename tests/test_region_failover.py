@@ -142,6 +142,28 @@ def test_an_attempt_submitted_before_a_crash_is_adopted_in_its_region_after_the_
     again = provider.update(created.id, failed, changed).outs
     assert again["jobName"] == lost["jobName"]  # adopted where it landed, not submitted twice
     assert emulator.calls["CreateCustomJob"] == 0 and len(emulator.jobs()) == 2
+    assert again["strategy"] == "SPOT" and region(again["jobName"]) == AWAY  # recorded as it runs
+
+
+def test_an_adopted_attempt_is_waited_on_in_its_own_region(emulator, fast_pace, monkeypatch):
+    """waitFor polls the adopted job through its own region's endpoint, never the placement's."""
+    from components.spot_job import vertex
+
+    provider, news, created, failed = preempted_with_a_region_rung(emulator)
+    lost = provider.update(created.id, failed, news).outs
+    changed = copy.deepcopy({**news, "waitFor": "running", "waitTimeout": "1s"})  # it stays QUEUED: polled for 1 s
+    changed["resubmission"]["fallback"][0]["location"] = "europe-west4"
+    polled, real_init, real_get = [], vertex.JobService.__init__, vertex.JobService.get
+
+    def init(self, location, quotas=None):  # remembers which region's endpoint the service is for
+        real_init(self, location, quotas)
+        self.test_location = location
+
+    monkeypatch.setattr(vertex.JobService, "__init__", init)
+    monkeypatch.setattr(vertex.JobService, "get", lambda self, name: polled.append(self.test_location) or real_get(self, name))
+    again = provider.update(created.id, failed, changed).outs
+    assert again["jobName"] == lost["jobName"] and again["state"] == "JOB_STATE_QUEUED"
+    assert polled and set(polled) == {AWAY}
 
 
 def test_a_state_written_before_attempts_could_move_still_deletes_every_attempt(emulator, fast_pace):

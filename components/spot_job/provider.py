@@ -132,9 +132,9 @@ class SpotTrainingJobProvider(ResourceProvider):
 
         place = resubmission.placement_after(0, props)
         job, key = _submit(props, 1, place)
-        with vertex.JobService(place.location, props.get("quotas")) as service:
+        with vertex.JobService(_location(job["name"]), props.get("quotas")) as service:
             job = waiting.follow(service, job, props)
-        return CreateResult(job["name"], _outputs(props, job, key=key, strategy=place.strategy, attempt=1, history=[]))
+        return CreateResult(job["name"], _outputs(props, job, key=key, strategy=_strategy_of(job, place), attempt=1, history=[]))
 
     @reported_cleanly
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
@@ -172,9 +172,10 @@ class SpotTrainingJobProvider(ResourceProvider):
         # Where an attempt of this job may already be: where the old ladder and history sent them too.
         seen = [*resubmission.locations(olds), *(_location(n) for n in [_job_name(olds.get("jobName") or id_, olds), *_past_names(olds)])]
         job, key = _submit(news, due.attempt, place, seen)
-        with vertex.JobService(due.location, news.get("quotas")) as service:
+        # Polled where it is: an attempt adopted from an interrupted `up` may be in another region of the ladder.
+        with vertex.JobService(_location(job["name"]), news.get("quotas")) as service:
             job = waiting.follow(service, job, news)
-        return UpdateResult(_outputs(news, job, key=key, strategy=due.strategy, attempt=due.attempt, history=history))
+        return UpdateResult(_outputs(news, job, key=key, strategy=_strategy_of(job, place), attempt=due.attempt, history=history))
 
     @reported_cleanly
     def delete(self, id_: str, props: dict[str, Any]) -> None:
@@ -258,6 +259,12 @@ def _kept(props: dict[str, Any]) -> dict[str, Any]:
         "attempt": props.get("attempt") or 1,
         "history": props.get("history") or [],
     }
+
+
+def _strategy_of(job: dict[str, Any], place: resubmission.Placement) -> str:
+    """The strategy the job was submitted on: as placed, or, for one adopted from an interrupted
+    `up` under another ladder, as it was placed then."""
+    return ((job.get("jobSpec") or {}).get("scheduling") or {}).get("strategy") or place.strategy
 
 
 def _past_names(props: dict[str, Any]) -> list[str]:
