@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from stack_config import stack_file
+from stack_config import place, stack_file
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -50,17 +50,7 @@ class Stack:
             if not isinstance(value, str) or not value:
                 raise StackError(f"{path} sets no {key}")
             values[key] = value
-        return cls(project, name, values["gcp:project"], values["gcp:region"], _ladder_regions(config.get("spot-training:teams")))
-
-
-def _ladder_regions(teams: object) -> tuple[str, ...]:
-    found = []
-    for team in (teams or {}).values() if isinstance(teams, dict) else ():
-        for job in ((team or {}).get("jobs") or {}).values() if isinstance(team, dict) else ():
-            policy = job.get("resubmission") if isinstance(job, dict) else None
-            rungs = policy.get("fallback") if isinstance(policy, dict) else None
-            found += [r["location"] for r in rungs or [] if isinstance(r, dict) and isinstance(r.get("location"), str)]
-    return tuple(sorted(set(found)))
+        return cls(project, name, values["gcp:project"], values["gcp:region"], tuple(sorted({loc for _, loc in place.ladder_locations(config.get("spot-training:teams"))})))
 
 
 def _yaml(path: Path) -> dict | None:

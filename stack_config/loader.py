@@ -203,15 +203,9 @@ def _ladder_regions(raw_teams: dict, extra_regions: list[str]) -> list[str]:
     """Every region a fallback rung moves a job to, checked as gcp:region is (a did-you-mean,
     spot-training:extraRegions for a region Google's table does not list yet)."""
     failures: list[str] = []
-    for team, raw in raw_teams.items():
-        for key, job in ((raw or {}).get("jobs") or {}).items() if isinstance(raw, dict) else ():
-            resubmission = job.get("resubmission") if isinstance(job, dict) else None
-            rungs = resubmission.get("fallback") if isinstance(resubmission, dict) else None
-            for i, rung in enumerate(rungs if isinstance(rungs, list) else []):
-                location = rung.get("location") if isinstance(rung, dict) else None
-                if isinstance(location, str) and place.REGION_ID.match(location):  # else the job's rules say why
-                    path = f"{NS}:teams.{team}.jobs.{key}.resubmission.fallback[{i}].location"
-                    place.region(location, extra_regions, failures, path)
+    for path, location in place.ladder_locations(raw_teams):
+        if place.REGION_ID.match(location):  # else the job's rules say why
+            place.region(location, extra_regions, failures, path)
     return failures
 
 
@@ -258,7 +252,7 @@ def _job(
         if not isinstance(pool, dict):
             continue
         pool_path = f"{path}.workerPoolSpecs[{i}]"
-        for task, key in (("containerSpec", "imageUri"), ("pythonPackageSpec", "executorImageUri")):
+        for task, key in spec.IMAGE_FIELDS:
             task_spec = pool.get(task)
             if isinstance(task_spec, dict) and isinstance(task_spec.get(key), str):
                 task_spec[key] = _resolve_stand_in(task_spec[key], IMAGE_REF, team.images, f"{pool_path}.{task}.{key}", "images", "gcr.io/stand-in/image@sha256:" + "0" * 64, failures)

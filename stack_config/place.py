@@ -58,3 +58,19 @@ def region(value: Any, extra: list[str], failures: list[str], path: str = "gcp:r
         f"(https://cloud.google.com/vertex-ai/docs/general/locations). A region Google added since: "
         f"list it in {NS}:extraRegions"
     )
+
+
+def ladder_locations(raw_teams: Any) -> list[tuple[str, str]]:
+    """(config path, region) of every fallback rung's `location` in the teams' raw config,
+    whatever else is malformed there (the job's own checks report that, by path)."""
+    found = []
+    for team, raw in raw_teams.items() if isinstance(raw_teams, dict) else ():
+        jobs = raw.get("jobs") if isinstance(raw, dict) else None
+        for key, job in jobs.items() if isinstance(jobs, dict) else ():
+            policy = job.get("resubmission") if isinstance(job, dict) else None
+            rungs = policy.get("fallback") if isinstance(policy, dict) else None
+            for i, rung in enumerate(rungs if isinstance(rungs, list) else []):
+                location = rung.get("location") if isinstance(rung, dict) else None
+                if isinstance(location, str) and location:
+                    found.append((f"{NS}:teams.{team}.jobs.{key}.resubmission.fallback[{i}].location", location))
+    return found

@@ -329,3 +329,17 @@ def test_a_wrong_replica_region_is_named_by_its_config_path(regions, words):
     cfg["spot-training:teams"]["vision"]["repository"] = {"replicaRegions": regions}
     failures = failures_of(cfg)
     assert "spot-training:teams.vision.repository.replicaRegions[" in failures and words in failures
+
+
+@pytest.mark.parametrize("jobs", [["resnet"], {"resnet": {**docs_request_body()["jobSpec"], "resubmission": "often"}}])
+def test_a_malformed_job_or_ladder_is_a_config_error_by_path_not_a_traceback_in_the_program_or_the_sweep(jobs, tmp_path):
+    import yaml
+
+    from tests.test_stack_config import failures_of
+
+    cfg = {**config(), "spot-training:teams": {"vision": {"jobs": jobs}}}
+    assert "spot-training:teams.vision.jobs" in failures_of(cfg)
+    (tmp_path / "stacks").mkdir()
+    (tmp_path / "Pulumi.yaml").write_text("name: spot-training\n")
+    (tmp_path / "stacks" / "Pulumi.dev.yaml").write_text(yaml.safe_dump({"config": cfg}))
+    assert Stack.load("dev", root=tmp_path).ladder_regions == ()  # the sweep still searches gcp:region
