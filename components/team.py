@@ -13,6 +13,7 @@ from .artifact_registry import ContainerRepository, ContainerRepositoryArgs
 from .secret_access import SecretAccess, SecretAccessArgs
 from .service_account import TrainingServiceAccount, TrainingServiceAccountArgs
 from .spot_job import property_paths
+from .spot_job.spec import IMAGE_FIELDS
 from .spot_job.resource import SpotTrainingJob, SpotTrainingJobArgs
 from .staging_bucket import OUTPUTS_PREFIX, StagingBucket, StagingBucketArgs
 from .team_definition import IMAGE_REF, PACKAGE_REF, TeamConfig
@@ -142,7 +143,7 @@ class TeamTrainingEnvironment(pulumi.ComponentResource):
         if isinstance(spec.get("workerPoolSpecs"), list):
             spec["workerPoolSpecs"] = [dict(pool) if isinstance(pool, dict) else pool for pool in spec["workerPoolSpecs"]]
         for pool in spec.get("workerPoolSpecs") or []:
-            for task, field in (("containerSpec", "imageUri"), ("pythonPackageSpec", "executorImageUri")):
+            for task, field in IMAGE_FIELDS:
                 if pool.get(task) and (match := IMAGE_REF.match(pool[task].get(field) or "")):
                     pool[task] = {**pool[task], field: self.images[match.group(1)]}
             package = pool.get("pythonPackageSpec")

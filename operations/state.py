@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from components.spot_job import resubmission
+
 from .stack import ROOT, Stack
 
 JOB_TYPE = "pulumi-python:dynamic/spot-training:SpotTrainingJob"
@@ -76,7 +78,7 @@ class StackState:
             outputs = resource.get("outputs") or resource.get("inputs") or {}
             project, location = _text(outputs, "project", urn), _text(outputs, "location", urn)
             places.add((project, location))
-            places.update((project, loc) for loc in _ladder_locations(outputs))
+            places.update((project, loc) for loc in resubmission.locations(outputs))
             parent = f"projects/{project}/locations/{location}"
             pointed = [resource.get("id"), outputs.get("jobName")]
             # A past attempt is remembered by its full name (it may have run in another
@@ -99,13 +101,6 @@ class StackState:
             if isinstance(op, dict)
         )
         return cls(source, frozenset(names), frozenset(places), pending)
-
-
-def _ladder_locations(outputs: dict) -> list[str]:
-    """The regions the job's fallback ladder names (resubmission.fallback[].location)."""
-    policy = outputs.get("resubmission")
-    rungs = policy.get("fallback") if isinstance(policy, dict) else None
-    return [r["location"] for r in rungs or [] if isinstance(r, dict) and isinstance(r.get("location"), str) and r["location"]]
 
 
 def _of_stack(resource: Any, source: str, stack: Stack) -> str:

@@ -140,10 +140,15 @@ def test_the_program_itself_refuses_a_duplicate_key_with_a_run_error(tmp_path, m
     assert isinstance(raised.value, pulumi.RunError)
 
 
+def fixed_stack() -> str:
+    """BROKEN_STACK with its two faults mended: a valid stack whose image tests swap in."""
+    return BROKEN_STACK.replace("replicaCount: 2", "replicaCount: 1").replace("strategy: SOMETIMES, timeout: 2h", "strategy: SPOT")
+
+
 def test_googles_spot_example_image_passes_validation_as_written(tmp_path):
     # https://cloud.google.com/vertex-ai/docs/training/use-spot-vms: a prebuilt training container in containerSpec.imageUri
     google = "us-docker.pkg.dev/vertex-ai/training/tf-cpu.2-17.py310:latest"
-    stack = BROKEN_STACK.replace("replicaCount: 2", "replicaCount: 1").replace("strategy: SOMETIMES, timeout: 2h", "strategy: SPOT")
+    stack = fixed_stack()
     (tmp_path / "Pulumi.dev.yaml").write_text(stack.replace("us-docker.pkg.dev/acme/x/y@sha256:" + "0" * 64, google))
     done = render_in_subprocess(tmp_path)
     assert done.returncode == 0, done.stderr
@@ -155,7 +160,7 @@ def test_a_literal_tagged_image_is_said_to_be_submitted_as_written_not_pinned(tm
     # Only ${images.*} references are resolved to a digest at deploy time (issue 11.20);
     # a tag written in imageUri goes to Vertex as it is.
     literal = "us-docker.pkg.dev/acme/x/y:v3"
-    stack = BROKEN_STACK.replace("replicaCount: 2", "replicaCount: 1").replace("strategy: SOMETIMES, timeout: 2h", "strategy: SPOT")
+    stack = fixed_stack()
     (tmp_path / "Pulumi.dev.yaml").write_text(stack.replace("us-docker.pkg.dev/acme/x/y@sha256:" + "0" * 64, literal))
     done = render_in_subprocess(tmp_path)
     assert done.returncode == 0, done.stderr
@@ -165,7 +170,7 @@ def test_a_literal_tagged_image_is_said_to_be_submitted_as_written_not_pinned(tm
 
 
 def test_a_bad_project_and_region_stop_the_offline_render_naming_each_key(tmp_path):
-    fixed = BROKEN_STACK.replace("replicaCount: 2", "replicaCount: 1").replace("strategy: SOMETIMES, timeout: 2h", "strategy: SPOT")
+    fixed = fixed_stack()
     (tmp_path / "Pulumi.dev.yaml").write_text(fixed.replace("acme-ml-dev", "Acme_ML").replace("us-central1", "us central"))
     done = render_in_subprocess(tmp_path)
     assert done.returncode == 1 and "Traceback" not in done.stderr

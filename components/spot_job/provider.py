@@ -228,15 +228,13 @@ def _submit(
             with vertex.JobService(location, quotas) as other:
                 elsewhere += other.jobs_of(spec.parent(props, location), scope, body.get("displayName") or "", key)
     job = labels.adoptable(elsewhere, key)
-    if job is not None:
-        left_running = labels.left_running(elsewhere, scope, job["name"])
-        log.warning("%s: adopted %s, submitted earlier under submission key %s", props.get("displayName"), job["name"], key)
-    else:
+    adopted, left_running = job is not None, []
+    if job is None:
         with vertex.JobService(place.location, quotas) as service:
             job, adopted, left_running = service.submit(parent, body, key, scope)
-        left_running += labels.left_running(elsewhere, scope, job["name"])
-        if adopted:
-            log.warning("%s: adopted %s, submitted earlier under submission key %s", props.get("displayName"), job["name"], key)
+    left_running += labels.left_running(elsewhere, scope, job["name"])
+    if adopted:
+        log.warning("%s: adopted %s, submitted earlier under submission key %s", props.get("displayName"), job["name"], key)
     if (props.get("onDelete") or spec.DEFAULT_ON_DELETE) == "keep":
         return job, key  # its user asked for this resource's jobs to outlive it: none is cancelled
     for other in left_running:

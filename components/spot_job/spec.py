@@ -55,6 +55,9 @@ KNOB_FIELDS = (
     "imageMirrors",
 )
 
+# Where a worker pool names its image: each task's (field, image field).
+IMAGE_FIELDS = (("containerSpec", "imageUri"), ("pythonPackageSpec", "executorImageUri"))
+
 # The label that makes `create` idempotent (see submission_key), beside the
 # others spot-training sets (labels.py).
 SUBMISSION_LABEL = own_labels.SUBMISSION_LABEL
@@ -209,7 +212,7 @@ def _pull_images_in(location: str, body: dict[str, Any], mirrors: list[dict[str,
         if mirror.get("location") != location or not mirror.get("from") or not mirror.get("to"):
             continue
         for pool in body["jobSpec"].get("workerPoolSpecs") or []:
-            for task, field in (("containerSpec", "imageUri"), ("pythonPackageSpec", "executorImageUri")):
+            for task, field in IMAGE_FIELDS:
                 uri = (pool.get(task) or {}).get(field)
                 if isinstance(uri, str) and uri.startswith(mirror["from"]):
                     pool[task][field] = mirror["to"] + uri[len(mirror["from"]):]

@@ -20,8 +20,16 @@ def encryption(k: Known, fail: Fail) -> None:
         if not k.has(spec, "kmsKeyName"):
             fail("encryptionSpec.kmsKeyName", "is required when encryptionSpec is set")
         return
+    if (region := key_region(key)) is None:
+        fail("encryptionSpec.kmsKeyName", KEY_FORM)
+    elif (location := k.text(k.inputs, "location")) and region != location:
+        fail("encryptionSpec.kmsKeyName", f"the key is in {region!r}; Vertex AI needs a key in the job's location {location!r}")
+
+
+KEY_FORM = "must look like projects/P/locations/L/keyRings/R/cryptoKeys/K"
+
+
+def key_region(key: str) -> str | None:
+    """The region of a Cloud KMS key's name; None if it is not one."""
     match = KMS_KEY.match(key)
-    if not match:
-        fail("encryptionSpec.kmsKeyName", "must look like projects/P/locations/L/keyRings/R/cryptoKeys/K")
-    elif (location := k.text(k.inputs, "location")) and match.group(1) != location:
-        fail("encryptionSpec.kmsKeyName", f"the key is in {match.group(1)!r}; Vertex AI needs a key in the job's location {location!r}")
+    return match.group(1) if match else None

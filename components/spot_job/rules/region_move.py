@@ -29,10 +29,9 @@ from __future__ import annotations
 
 import re
 
-from .encryption import KMS_KEY
+from . import encryption, region_offers
 from .known import Fail, Known
 from .place import LOCATION
-from . import region_offers
 from .references import TENSORBOARD
 
 # projects/P/locations/L/metadataStores/S/contexts/C: an Experiment (or its run) lives in its region's metadata store.
@@ -72,13 +71,12 @@ def region_moves(k: Known, fail: Fail) -> None:
 
 
 def _check_rung_key(path: str, key: str, location: str, own_key: str | None, fail: Fail) -> None:
-    match = KMS_KEY.match(key)
     if own_key is None:
         fail(f"{path}.kmsKeyName", "the job has no encryptionSpec: a rung's key only replaces the job's own")
-    elif not match:
-        fail(f"{path}.kmsKeyName", "must look like projects/P/locations/L/keyRings/R/cryptoKeys/K")
-    elif match.group(1) != location:
-        fail(f"{path}.kmsKeyName", f"the key is in {match.group(1)!r}; an attempt in {location!r} needs a key there")
+    elif (region := encryption.key_region(key)) is None:
+        fail(f"{path}.kmsKeyName", encryption.KEY_FORM)
+    elif region != location:
+        fail(f"{path}.kmsKeyName", f"the key is in {region!r}; an attempt in {location!r} needs a key there")
 
 
 def _stays_in_region(k: Known, location: str) -> list[str]:
