@@ -46,6 +46,7 @@ from pulumi.runtime.proto import provider_pb2
 
 from bench.emulated import Host, checked, median, p90, program_inputs, scoped, serialize, table
 from components.spot_job import blocking, vertex
+from components.spot_job import states as job_states
 from tests.emulator import JobServiceEmulator
 from tests.provider_host import JOB_TYPE
 
@@ -158,7 +159,7 @@ def mass(host: Host, emu: JobServiceEmulator, jobs: list, probe, hold: float, re
     old = {delete.id for delete, _ in jobs}
     states = {job.name: job.state.name for job in emu.jobs()}
     run.cancelled_all = run.calls["CancelCustomJob"] == len(jobs)
-    run.active_left = sum(1 for name in old & states.keys() if states[name] in vertex.ACTIVE_STATES)
+    run.active_left = sum(1 for name in old & states.keys() if states[name] in job_states.ACTIVE)
     run.records_left = len(old & states.keys())
     run.submitted = run.calls["CreateCustomJob"]
     run.stopping_logged = host.log().count("it is stopping")

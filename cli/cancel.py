@@ -12,6 +12,7 @@ from __future__ import annotations
 import typer
 
 from cli import arguments, deployed, output
+from components.spot_job.job_name import JobName
 
 
 def register(app: typer.Typer) -> None:
@@ -24,17 +25,17 @@ def cancel(
     location: list[str] = arguments.LOCATIONS,
 ) -> None:
     """Cancel the job's active Vertex AI job(s). Needs Google credentials."""
-    from components.spot_job import labels, vertex
+    from components.spot_job import states, vertex
 
     _, _, found = deployed.submissions(stack, job, location)
     with deployed.google_errors():
-        active = [j for j in found if j.get("state") in labels.ACTIVE_STATES]
+        active = [j for j in found if j.get("state") in states.ACTIVE]
         if not active:
             ended = ", ".join(f"{j['name'].rsplit('/', 1)[1]} {j.get('state')}" for j in found) or "none submitted"
             output.error(f"no active job of {job} in stack {stack} (its jobs: {ended}); nothing cancelled")
             raise typer.Exit(1)
         for j in active:
-            with vertex.JobService(j["name"].split("/")[3]) as service:
+            with vertex.JobService(JobName.parse(j["name"]).location) as service:
                 service.cancel(j["name"])
                 now = service.get(j["name"])
             print(f"cancelled {j['name']} ({job}, was {j.get('state')}): now {(now or {}).get('state', 'gone')}")

@@ -13,6 +13,7 @@ import shlex
 import typer
 
 from cli import arguments, deployed, output
+from components.spot_job.job_name import JobName
 
 # Cloud Logging keeps a project's logs 30 days by default; `gcloud logging read` looks back 1 day unless told.
 FRESHNESS = "30d"
@@ -47,7 +48,7 @@ def logs(
     print(f"\nCloud Logging query (project {project}):\n  {query(job_id)}")
     print(f"\nStream it while the job runs:\n  {shlex.join(['gcloud', 'ai', 'custom-jobs', 'stream-logs', job_id, f'--project={project}', f'--region={region}'])}")
     print(f"\nRead what it wrote (newest first):\n  {shlex.join(['gcloud', 'logging', 'read', query(job_id), f'--project={project}', f'--freshness={FRESHNESS}'])}")
-    print(f"\nConsole: {vertex.console_url(newest.job['name'])}")
+    print(f"\nConsole: {JobName.parse(newest.job['name']).console_url}")
     if len(found) > 1:
         earlier = ", ".join(f"{f.job['name'].rsplit('/', 1)[1]} ({f.job.get('state')})" for f in found[:-1])
         print(f"Earlier attempts: {earlier}; their logs: the same query with their job id")

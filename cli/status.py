@@ -10,6 +10,7 @@ from __future__ import annotations
 import typer
 
 from cli import arguments, deployed, output
+from components.spot_job.job_name import JobName
 
 
 def register(app: typer.Typer) -> None:
@@ -43,7 +44,7 @@ def status(
                 f.job["name"].split("/")[3],  # a fallback rung may have moved the attempt
                 f.job.get("startTime") or "-",
                 f.job.get("endTime") or "-",
-                vertex.console_url(f.job["name"]),
+                JobName.parse(f.job["name"]).console_url,
             )
             for f in found
         ],

@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from components.spot_job import labels
+from components.spot_job import labels, states
+from components.spot_job.job_name import JobName
 
 from .stack import Stack, StackError
 from .state import StackState, StateError
@@ -41,7 +42,7 @@ def unaccounted(jobs: list[dict[str, Any]], state: StackState) -> list[Finding]:
     """The active jobs among `jobs` (the stack's) that no resource of `state` points to."""
     found = []
     for job in jobs:
-        if job.get("name") in state.job_names or job.get("state") not in labels.ACTIVE_STATES:
+        if job.get("name") in state.job_names or job.get("state") not in states.ACTIVE:
             continue
         released = (job.get("labels") or {}).get(labels.RELEASE_LABEL) == labels.RELEASED
         found.append(Finding(job, RELEASED if released else ORPHANED))
@@ -66,7 +67,7 @@ def table(findings: list[Finding]) -> str:
         job = f.job
         rows.append([
             f.status, job["name"], job.get("displayName") or "-", job.get("state") or "-",
-            job.get("createTime") or "-", vertex.console_url(job["name"]),
+            job.get("createTime") or "-", JobName.parse(job["name"]).console_url,
         ])
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows)

@@ -9,6 +9,10 @@ from tests.emulator import JobServiceEmulator
 # so the suite's thousands of calls are never held to real minutes, in this process or in the
 # provider hosts it starts (they inherit the environment). A pacing test sets its own S.
 os.environ.setdefault("SPOT_TRAINING_EMULATOR_TIME_SCALE", "1000")
+# How long a submission whose answer was lost is looked for before it is sent again
+# (submission.py; 20 s by default): 1 s here, where the emulator lands a job at once
+# unless a test makes it land late, and such a test sets its own.
+os.environ.setdefault("SPOT_TRAINING_SETTLE_SECONDS", "1")
 
 
 @pytest.fixture

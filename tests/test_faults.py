@@ -9,7 +9,7 @@ import grpc
 import pytest
 from google.api_core import exceptions
 
-from components.spot_job import spec, vertex
+from components.spot_job import spec, submission, vertex
 from components.spot_job.provider import SpotTrainingJobProvider
 from tests.fixtures import job_inputs
 
@@ -50,7 +50,8 @@ def test_a_submission_whose_answer_was_lost_is_adopted_not_sent_twice(emulator, 
 def test_a_failing_label_look_up_is_retried_before_anything_is_submitted(emulator):
     emulator.inject("ListCustomJobs", grpc.StatusCode.UNAVAILABLE, times=2)
     provider.create(inputs())
-    assert len(emulator.jobs()) == 1 and emulator.calls["ListCustomJobs"] == 3
+    # Two failed looks and the one that answered before the create, then the look after it.
+    assert len(emulator.jobs()) == 1 and emulator.calls["ListCustomJobs"] == 4
 
 
 def test_the_submission_quota_is_waited_out_and_every_job_lands_once(emulator):
@@ -125,7 +126,8 @@ def test_a_missing_parent_on_the_label_look_up_gets_the_same_advice(emulator):
 
 
 def test_a_submission_that_never_gets_through_is_one_clean_error_and_no_duplicate(emulator, monkeypatch):
-    monkeypatch.setattr(vertex, "SUBMIT_DEADLINE", 0.3)
+    monkeypatch.setattr(vertex, "SUBMIT_DEADLINE", 1.5)
+    monkeypatch.setenv(submission.SETTLE_ENV, "0.2")  # each lost answer looked for this long before the next create
     emulator.inject("CreateCustomJob", grpc.StatusCode.UNAVAILABLE, times=10_000)
     with pytest.raises(vertex.VertexError, match=f"did not accept the job at {emulator.address}"):
         provider.create(inputs())

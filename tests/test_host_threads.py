@@ -14,6 +14,7 @@ import pytest
 from pulumi.runtime.proto import provider_pb2
 
 from components.spot_job import blocking, vertex
+from components.spot_job import states as job_states
 from tests.program import one_job_inputs
 from tests.provider_host import JOB_TYPE, deserialize
 
@@ -95,7 +96,7 @@ def test_a_mass_destroy_of_running_jobs_leaves_threads_for_diffs_and_reads(host,
     destroy_while_cancels_are_held(host, emulator, jobs)
 
     left = {job.name: job.state.name for job in emulator.jobs()}
-    assert not any(state in vertex.ACTIVE_STATES for state in left.values())  # nothing left billing
+    assert not any(state in job_states.ACTIVE for state in left.values())  # nothing left billing
     # The waited-on ones went entirely; the others are cancelled and stopping, their records left.
     assert len(left) == JOBS - blocking.MAX_BLOCKING_CALLS
     assert emulator.calls["DeleteCustomJob"] == blocking.MAX_BLOCKING_CALLS
@@ -130,7 +131,7 @@ def test_a_mass_replacement_of_running_jobs_cancels_every_old_job_and_submits_ev
     assert emulator.calls["CreateCustomJob"] == JOBS and len(set(new_ids)) == JOBS
     old = {id_ for id_, _, _ in jobs}
     states = {job.name: job.state.name for job in emulator.jobs()}
-    assert not any(states[name] in vertex.ACTIVE_STATES for name in old & states.keys())
+    assert not any(states[name] in job_states.ACTIVE for name in old & states.keys())
     assert all(states[name] == "JOB_STATE_QUEUED" for name in new_ids)
     assert "is stopping" in host.log
 

@@ -183,8 +183,9 @@ def test_failover_costs_one_list_per_other_region_of_the_ladder(emulator, fast_p
     provider, news, created, failed = preempted_with_a_region_rung(emulator)
     emulator.reset_calls()
     provider.update(created.id, failed, news)
-    # The resubmission's own list and create in us-east1, and one list at home for an attempt landed there.
-    assert emulator.calls == {"ListCustomJobs": 2, "CreateCustomJob": 1}
+    # The resubmission's own list, create and look after it in us-east1, and one list at home for an
+    # attempt landed there.
+    assert emulator.calls == {"ListCustomJobs": 3, "CreateCustomJob": 1}
 
 
 @pytest.mark.parametrize(

@@ -50,7 +50,8 @@ def test_a_job_left_by_an_interrupted_create_of_an_earlier_spec_is_cancelled_by_
     emulator.reset_calls()
     created = host.create(URN, checked(host, with_machine(program_inputs, "n1-highmem-8")))
     assert states(emulator) == {lost: "JOB_STATE_CANCELLING", created.id: "JOB_STATE_QUEUED"}
-    assert emulator.calls["ListCustomJobs"] == 1 and emulator.calls["CreateCustomJob"] == 1
+    # One look before the create, one after it (submission.py), one create.
+    assert emulator.calls["ListCustomJobs"] == 2 and emulator.calls["CreateCustomJob"] == 1
     assert f"cancelling {lost} (JOB_STATE_QUEUED), an earlier submission of this resource that no state points to" in host.log
 
 
@@ -174,7 +175,7 @@ def test_a_bug_still_reports_its_traceback(host, emulator, program_inputs):
     with pytest.raises(grpc.RpcError):  # a clean error first sets the limit ...
         host.read(URN, state["jobName"], state)
     with pytest.raises(grpc.RpcError) as bug:  # ... which a bug puts back
-        host.delete(URN, state["jobName"], {**state, "onDelete": "delete", "history": [1]})
+        host.delete(URN, state["jobName"], {**state, "onDelete": "delete", "history": [{"jobName": "projects/x"}]})
     assert "Traceback (most recent call last)" in bug.value.details()
 
 

@@ -41,7 +41,7 @@ def test_a_rejected_submission_through_the_real_client_is_final(emulator):
     """The emulator rejects what Vertex rejects; the adapter does not retry it."""
     with vertex.JobService("us-central1") as service:
         with pytest.raises(vertex.VertexError, match="display_name"):
-            service.submit("projects/acme-ml-dev/locations/us-central1", {"jobSpec": {"workerPoolSpecs": []}}, "k" * 32, "p/s/r")
+            service.create("projects/acme-ml-dev/locations/us-central1", {"jobSpec": {"workerPoolSpecs": []}})
     assert emulator.calls["CreateCustomJob"] == 1
 
 

@@ -28,7 +28,7 @@ Pure, like spec.py: no Pulumi, no Google client.
 from __future__ import annotations
 
 import hashlib
-from typing import Any, Iterable
+from typing import Any
 
 SUBMISSION_LABEL = "spot_training_key"
 RESOURCE_LABEL = "spot_training_resource"
@@ -42,14 +42,6 @@ LEGACY_SUBMISSION_LABELS = ("spot-training-key",)
 RESERVED = (SUBMISSION_LABEL, RESOURCE_LABEL, STACK_LABEL, RELEASE_LABEL, *LEGACY_SUBMISSION_LABELS)
 # Of the 64 labels Vertex AI allows a job, the ones spot-training may set.
 OWN_LABELS = 4
-
-# A job in one of these states was cancelled, by this stack or by someone else:
-# never adopted, so a spec that comes back (A -> B -> A) or a stack re-created
-# after a destroy runs its training instead of inheriting a cancelled record.
-CANCELLED_STATES = frozenset({"JOB_STATE_CANCELLING", "JOB_STATE_CANCELLED"})
-ACTIVE_STATES = frozenset(
-    {"JOB_STATE_QUEUED", "JOB_STATE_PENDING", "JOB_STATE_RUNNING", "JOB_STATE_PAUSED", "JOB_STATE_UPDATING"}
-)
 
 
 def _digest(text: str) -> str:
@@ -99,19 +91,6 @@ def of_resource(job: dict[str, Any], scope: str) -> bool:
 
 
 def may_pick(job: dict[str, Any], scope: str, key: str) -> bool:
-    """Whether `adoptable(..., key)` or `left_running(..., scope, ...)` could pick the job:
-    the jobs worth reading out of a ListCustomJobs answer."""
+    """Whether the job carries the key or belongs to the resource: the jobs worth reading
+    out of a ListCustomJobs answer (submission.py)."""
     return carries_key(job, key) or of_resource(job, scope)
-
-
-def adoptable(jobs: Iterable[dict[str, Any]], key: str) -> dict[str, Any] | None:
-    """The job submitted earlier under `key` whose answer was lost, if any: never a
-    cancelled one, and of several (a key submitted again after a cancel) the newest."""
-    found = [j for j in jobs if carries_key(j, key) and j.get("state") not in CANCELLED_STATES]
-    return max(found, key=lambda j: j.get("createTime") or "", default=None)
-
-
-def left_running(jobs: Iterable[dict[str, Any]], scope: str, current: str) -> list[dict[str, Any]]:
-    """Jobs of the resource other than `current` that are still active: left behind
-    by a create of an earlier spec that never reached the state."""
-    return [j for j in jobs if of_resource(j, scope) and j.get("name") != current and j.get("state") in ACTIVE_STATES]

@@ -16,28 +16,32 @@ from __future__ import annotations
 
 import logging
 
-from . import blocking
-from .vertex import ACTIVE_STATES, TERMINAL_STATES, JobService, console_url
+from . import blocking, states
+from .job_name import JobName
+from .vertex import JobService
 
 log = logging.getLogger("spot-training")
 
+# The command that deletes the records a destroy could not (jobs still stopping, copies cancelled).
+SWEEP_ENDED = "spot-training sweep <stack> --delete-ended"
 
 # What `stop` found or left: its record may be deleted only when STOPPED.
 GONE = "gone"  # no record left to delete
-STOPPED = "stopped"  # terminal now
+STOPPED = "stopped"  # ended now
 STOPPING = "stopping"  # cancelled, left stopping (logged)
 
 
-def stop(service: JobService, name: str, timeout: float, on_delete: str, label: str) -> str:
-    """Cancels the job if it is active and waits until it is terminal if a slot is free:
+def stop(service: JobService, job: JobName, timeout: float, on_delete: str, label: str) -> str:
+    """Cancels the job if it is active and waits until it has ended if a slot is free:
     GONE, STOPPED (its record can be deleted at once, no further look needed) or STOPPING.
     TimeoutError if it outlasts `timeout`."""
-    job = service.get(name)
-    if job is None:
+    name = str(job)
+    seen = service.get(name)
+    if seen is None:
         return GONE
-    if job.get("state") in TERMINAL_STATES:
+    if states.has_ended(seen.get("state")):
         return STOPPED
-    if job.get("state") in ACTIVE_STATES:
+    if states.is_active(seen.get("state")):
         service.cancel(name)
     with blocking.slot() as free:
         if free:
@@ -45,17 +49,15 @@ def stop(service: JobService, name: str, timeout: float, on_delete: str, label: 
     log.warning(
         "%s: cancelled %s; it is stopping. Not waiting for it to stop: %d other calls are already waiting on jobs, "
         "and the provider host keeps its other threads for the rest of the stack. %s %s",
-        label, name, blocking.MAX_BLOCKING_CALLS, _record(name, on_delete), console_url(name),
+        label, name, blocking.MAX_BLOCKING_CALLS, _record(job, on_delete), job.console_url,
     )
     return STOPPING
 
 
-def _record(name: str, on_delete: str) -> str:
+def _record(job: JobName, on_delete: str) -> str:
     if on_delete == "cancel":
         return "Its record stays in Vertex, as asked (onDelete: cancel)."
-    _, project, _, location, _, job_id = name.split("/")
     return (
         "Its record cannot be deleted before it has stopped, so it stays in Vertex, forgotten by the stack (a stopped "
-        "job bills nothing). Once it shows CANCELLED, delete it with: "
-        f"gcloud ai custom-jobs delete {job_id} --region={location} --project={project}"
+        f"job bills nothing). Once it has stopped, `{SWEEP_ENDED}` deletes it, or: {job.gcloud('delete')}"
     )

@@ -20,7 +20,7 @@ from google.api_core import exceptions
 from google.api_core import retry as retries
 from google.protobuf import json_format
 
-from . import gapic_import, labels, pacing
+from . import gapic_import, labels, pacing, states
 from .errors import UserError
 
 log = logging.getLogger("spot-training")
@@ -58,19 +58,8 @@ BACKOFF = Pace(initial=1.0, maximum=32.0, multiplier=2.0)  # after a transient e
 # 600 requests per minute per region that JobService allows.
 POLL = Pace(initial=1.0, maximum=15.0, multiplier=1.5)
 
-ACTIVE_STATES = labels.ACTIVE_STATES
-TERMINAL_STATES = frozenset(
-    {
-        "JOB_STATE_SUCCEEDED",
-        "JOB_STATE_FAILED",
-        "JOB_STATE_CANCELLED",
-        "JOB_STATE_EXPIRED",
-        "JOB_STATE_PARTIALLY_SUCCEEDED",
-    }
-)
-
-# Errors after which the same request may well succeed. A submission that hit
-# one may or may not have landed; `submit` looks before it tries again.
+# Errors after which the same read may well succeed. Submissions are not retried
+# with them: submission.py decides what follows an unknown outcome.
 _TRANSIENT = (
     exceptions.ServiceUnavailable,
     exceptions.InternalServerError,
@@ -120,13 +109,6 @@ def connect_timeout() -> float:
         return float(raw) if raw else CONNECT_TIMEOUT
     except ValueError:
         raise VertexError(f"{CONNECT_TIMEOUT_ENV}={raw!r} is not a number of seconds") from None
-
-
-def console_url(name: str) -> str:
-    """The Cloud console page of a job, linked as the Vertex AI SDK (2.x) links it."""
-    parts = name.split("/")  # projects/P/locations/L/customJobs/ID
-    project, location, job_id = parts[1], parts[3], parts[5]
-    return f"https://console.cloud.google.com/agent-platform/locations/{location}/training/{job_id}?project={project}"
 
 
 def to_proto(body: dict[str, Any]) -> aiplatform_v1.CustomJob:
@@ -199,7 +181,7 @@ class JobService:
         """Every job the resource with submission scope `scope` submitted in `parent`
         (and, for jobs v1 labelled without a resource label, those with its display
         name): one ListCustomJobs call, more only past a page of 100. Given `key`, only
-        the jobs `labels.adoptable` and `labels.left_running` can pick are converted
+        the jobs that carry the key or the resource's label (`labels.may_pick`) are converted
         to dicts: other resources' jobs of the same display name are skipped unread."""
         pick = None if key is None else (lambda job: labels.may_pick({"labels": job.labels}, scope, key))
         return self._list("list the resource's jobs", parent, labels.lookup_filter(scope, display_name), pick)
@@ -231,42 +213,18 @@ class JobService:
             if not token:
                 return jobs
 
-    def submit(
-        self, parent: str, body: dict[str, Any], key: str, scope: str
-    ) -> tuple[dict[str, Any], bool, list[dict[str, Any]]]:
-        """Submits `body`, labelled with submission key `key`, once: (the job, whether
-        an earlier submission was adopted, the resource's other jobs still active).
-
-        CreateCustomJob has no request id, so it is never retried blindly: every
-        attempt first lists the resource's jobs and adopts one carrying the key
-        (never a cancelled one), which also covers an earlier `pulumi up` that died
-        before it recorded the job.
-        """
-        seen: dict[str, list] = {}
-
-        def adopt_or_create() -> tuple[dict[str, Any], bool]:
-            jobs = seen["jobs"] = self.jobs_of(parent, scope, body.get("displayName") or "", key)
-            found = labels.adoptable(jobs, key)
-            if found is not None:
-                return found, True
-            job = self._call(
-                "submit the job",
-                self._client.create_custom_job,
-                parent=parent,
-                custom_job=to_proto(body),
-                retry=None,
-                timeout=CALL_TIMEOUT,
-            )
-            return to_dict(job), False
-
-        try:
-            job, adopted = _transient_retry(SUBMIT_DEADLINE)(adopt_or_create)()
-        except exceptions.RetryError as error:
-            raise VertexError(
-                f"Vertex AI did not accept the job at {self._endpoint} within {SUBMIT_DEADLINE:.0f}s of retries: "
-                f"{error.cause or error}. Nothing was submitted twice; the next `pulumi up` looks again."
-            ) from error
-        return job, adopted, labels.left_running(seen["jobs"], scope, job["name"])
+    def create(self, parent: str, body: dict[str, Any]) -> dict[str, Any]:
+        """One CreateCustomJob call, never retried here: whether a failed one landed is for
+        submission.py to find out (CreateCustomJob has no request id)."""
+        job = self._call(
+            "submit the job",
+            self._client.create_custom_job,
+            parent=parent,
+            custom_job=to_proto(body),
+            retry=None,
+            timeout=CALL_TIMEOUT,
+        )
+        return to_dict(job)
 
     def get(self, name: str) -> dict[str, Any] | None:
         """The job, or None if it no longer exists (its project and location do)."""
@@ -339,7 +297,7 @@ class JobService:
 
     def wait_until_terminal(self, name: str, timeout: float) -> dict[str, Any] | None:
         """Polls until the job is terminal (or gone); TimeoutError after `timeout` seconds."""
-        job, finished = self.watch(name, lambda j: j.get("state") in TERMINAL_STATES, timeout)
+        job, finished = self.watch(name, lambda j: j.get("state") in states.ENDED, timeout)
         if not finished:
             raise TimeoutError(f"{name} is still {job.get('state')} after {timeout:.0f}s")
         return job
@@ -349,9 +307,9 @@ class JobService:
         job = self.get(name)
         if job is None:
             return None
-        if job.get("state") in ACTIVE_STATES:
+        if job.get("state") in states.ACTIVE:
             self.cancel(name)
-        if job.get("state") in TERMINAL_STATES:
+        if job.get("state") in states.ENDED:
             return job
         return self.wait_until_terminal(name, timeout)
 

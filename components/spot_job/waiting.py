@@ -16,17 +16,15 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from . import blocking, spec
-from .vertex import TERMINAL_STATES, JobService, console_url
+from . import blocking, spec, states
+from .job_name import JobName
+from .vertex import JobService
 
 log = logging.getLogger("spot-training")
 
-RUNNING = "JOB_STATE_RUNNING"
-SUCCEEDED = "JOB_STATE_SUCCEEDED"
-
 _DONE = {
-    "running": lambda job: job.get("state") == RUNNING or job.get("state") in TERMINAL_STATES,
-    "succeeded": lambda job: job.get("state") in TERMINAL_STATES,
+    "running": lambda job: job.get("state") == states.RUNNING or states.has_ended(job.get("state")),
+    "succeeded": lambda job: states.has_ended(job.get("state")),
 }
 
 
@@ -34,6 +32,7 @@ def follow(service: JobService, job: dict[str, Any], props: dict[str, Any]) -> d
     """The job once it reached what `waitFor` asks for, or as last seen when the wait ended."""
     target = props.get("waitFor") or spec.DEFAULT_WAIT_FOR
     label = props.get("displayName") or job["name"]
+    url = JobName.parse(job["name"]).console_url
     if target == "none" or _DONE[target](job):
         return job
     timeout = spec.duration_seconds(props.get("waitTimeout") or spec.DEFAULT_WAIT_TIMEOUT)
@@ -42,7 +41,7 @@ def follow(service: JobService, job: dict[str, Any], props: dict[str, Any]) -> d
             log.warning(
                 "%s: not waiting for %s: %d other calls are already waiting on jobs, and the provider host keeps its "
                 "other threads for the rest of the stack; the next refresh shows its state. %s",
-                label, target, blocking.MAX_BLOCKING_CALLS, console_url(job["name"]),
+                label, target, blocking.MAX_BLOCKING_CALLS, url,
             )
             return job
         last, reached = service.watch(job["name"], _DONE[target], timeout, lambda seen: _transition(label, seen))
@@ -52,15 +51,15 @@ def follow(service: JobService, job: dict[str, Any], props: dict[str, Any]) -> d
     if not reached:
         log.warning(
             "%s: still %s after %.0fs (waitTimeout); not waiting longer, the job goes on. %s",
-            label, last.get("state"), timeout, console_url(job["name"]),
+            label, last.get("state"), timeout, url,
         )
-    elif target == "succeeded" and last.get("state") != SUCCEEDED:
+    elif target == "succeeded" and last.get("state") != states.SUCCEEDED:
         log.error(
             "%s: ended %s: %s. %s",
-            label, last.get("state"), (last.get("error") or {}).get("message", "no error reported"), console_url(job["name"]),
+            label, last.get("state"), (last.get("error") or {}).get("message", "no error reported"), url,
         )
     return last
 
 
 def _transition(label: str, job: dict[str, Any]) -> None:
-    log.info("%s: %s %s", label, job.get("state"), console_url(job["name"]))
+    log.info("%s: %s %s", label, job.get("state"), JobName.parse(job["name"]).console_url)

@@ -1,0 +1,274 @@
+"""Submitting one attempt of a job exactly once, against a distributed API: the protocol.
+
+CreateCustomJob takes no request id, so the only way to know whether a job
+landed is to look for it: every job carries its submission key as a label
+(labels.py), and a create is preceded and followed by a ListCustomJobs by the
+resource's label.
+
+Invariant: once `submit` returns, exactly one ACTIVE job carries the
+attempt's submission key among the jobs a list shows (the one returned), and
+every other active job that carries it has been cancelled; a job carrying it
+that no list showed yet converges to cancelled by the next `submit` or
+`cancel_copies` of the resource (the next `up` that submits or replaces it,
+or its destroy) or by `spot-training sweep`.
+
+Which copy is kept is one rule every caller applies the same way: the oldest
+by createTime (compared as a time), then by name. Two observers of the same
+set of copies never cancel them all.
+
+What it does:
+
+1. Look for the attempt wherever it may already be: its region, every region
+   of the old and new fallback ladders and of the attempt history. An active
+   copy is adopted (an `up` interrupted after its create landed); an ended
+   record of the key is not: it is a run that ended (A -> B -> A, a `rerun`
+   set back, a stack made again after a destroy), and the new submission is a
+   new run, as the preview says (decision.py).
+2. Create, once. An answer that leaves the outcome unknown (DEADLINE_EXCEEDED,
+   UNAVAILABLE, INTERNAL, ABORTED, UNKNOWN, CANCELLED: the front end may have
+   given up while the backend goes on) is never followed by a second create in
+   the same breath: the protocol looks again, with backoff, for the settle
+   time (SETTLE_ENV, default DEFAULT_SETTLE_SECONDS), and adopts what lands.
+   Only a job still unseen after it is taken as never landed, and created
+   again. RESOURCE_EXHAUSTED is a refusal (nothing landed): backed off and
+   tried again at once. The whole is bounded by vertex.SUBMIT_DEADLINE.
+3. After every create or adoption, look again in the attempt's region and
+   cancel every other active copy of the key (the oldest is kept, even if
+   that is not the one this call created). Jobs of the same resource under
+   another key (left by an `up` interrupted under an earlier spec) are
+   cancelled too, except with `onDelete: keep` (released on purpose) and
+   with `replaceOrder: submitFirst`, where the job being replaced is still in
+   state and cancelled by its own delete (the sweep finds any other).
+
+Assumptions it rests on:
+
+- A create that Vertex accepted shows in ListCustomJobs within the settle
+  time of the answer (landing late plus list lag). A longer lag costs one
+  duplicate run until the next look (step 1 of the next `up`, a destroy, the
+  sweep); it never leaves a job that no command finds, since every copy
+  carries the resource, stack and key labels.
+- Vertex keeps the labels a job was created with (CustomJob has no update).
+- One stack is deployed from one backend at a time (Pulumi's lock), so no two
+  calls submit the same key at once.
+- A cancelled job stays cancelled: cancel is never undone.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+from google.api_core import exceptions
+from google.api_core import retry as retries
+from google.protobuf import timestamp_pb2
+
+from . import labels, resubmission, spec, states, vertex
+from .job_name import JobName
+
+log = logging.getLogger("spot-training")
+
+SETTLE_ENV = "SPOT_TRAINING_SETTLE_SECONDS"
+DEFAULT_SETTLE_SECONDS = 20.0
+# Between looks while settling: quick first (most late answers land within a second or two), then every 4 s.
+SETTLE_POLL = vertex.Pace(initial=0.5, maximum=4.0, multiplier=2.0)
+
+# Answers after which the create may or may not have landed.
+UNCERTAIN = (
+    exceptions.DeadlineExceeded,
+    exceptions.ServiceUnavailable,
+    exceptions.InternalServerError,
+    exceptions.Aborted,
+    exceptions.Unknown,
+    exceptions.Cancelled,
+)
+
+
+@dataclass(frozen=True)
+class Submitted:
+    job: dict[str, Any]  # the attempt's job, REST-shaped, as last seen
+    key: str
+    adopted: bool  # an earlier create of the same attempt, found rather than made by this call
+
+
+class _NotSeen(Exception):
+    """While settling: no copy of the key is listed yet."""
+
+
+class _CreateAgain(Exception):
+    """The create's outcome was unknown and nothing landed within the settle time."""
+
+
+def settle_seconds() -> float:
+    raw = os.environ.get(SETTLE_ENV)
+    try:
+        value = float(raw) if raw else DEFAULT_SETTLE_SECONDS
+    except ValueError:
+        raise vertex.VertexError(f"{SETTLE_ENV}={raw!r} is not a number of seconds") from None
+    if value < 0:
+        raise vertex.VertexError(f"{SETTLE_ENV}={raw!r} must not be negative")
+    return value
+
+
+def created_at(job: dict[str, Any]) -> int:
+    """createTime as nanoseconds since the epoch (RFC 3339 with 0 to 9 fraction digits compare as times)."""
+    stamp = timestamp_pb2.Timestamp()
+    try:
+        stamp.FromJsonString(str(job.get("createTime") or "1970-01-01T00:00:00Z"))
+    except ValueError:
+        return 0
+    return stamp.ToNanoseconds()
+
+
+def _oldest_first(jobs: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    return sorted(jobs, key=lambda job: (created_at(job), job.get("name", "")))
+
+
+def submit(
+    inputs: dict[str, Any],
+    attempt: int,
+    place: resubmission.Placement,
+    search: Iterable[str] = (),
+) -> Submitted:
+    """Submits (or adopts) the `attempt`-th job of `inputs` where `place` says; `search`: regions where an
+    earlier attempt ran (the history), looked in as well as the old and new ladders' regions."""
+    parent, key, body = spec.submission(inputs, attempt, place.strategy, place.location, place.kms_key_name)
+    lookup = _Lookup(inputs, key, body.get("displayName") or "")
+    regions = list(dict.fromkeys([place.location, *resubmission.locations(inputs), *search]))
+    found = [job for region in regions if region for job in lookup.jobs(region)]
+    copies = _oldest_first(job for job in found if lookup.is_copy(job))
+    if copies:
+        job, adopted = copies[0], True
+    else:
+        job, adopted = _create(lookup, parent, place.location, body)
+    if adopted:
+        log.warning("%s: adopted %s, submitted earlier under submission key %s", lookup.label, job["name"], key)
+    # Look again where it is: a copy that landed late, or the one this create raced with.
+    job_region = JobName.parse(job["name"]).location
+    again = [j for j in lookup.jobs(job_region) if j.get("name") != job["name"]] + [
+        j for j in found if JobName.parse(j["name"]).location != job_region and j.get("name") != job["name"]
+    ]
+    keep, *extra = _oldest_first([job, *(j for j in again if lookup.is_copy(j))])
+    if keep["name"] != job["name"]:
+        log.warning("%s: kept %s, an older copy of submission key %s", lookup.label, keep["name"], key)
+        job, adopted = keep, True
+    for other in extra:
+        lookup.cancel(other, f"a second copy of submission key {key}: one of them is kept, the oldest")
+    if lookup.spares_other_keys:
+        return Submitted(job, key, adopted)
+    for other in again:
+        if other["name"] != job["name"] and not labels.carries_key(other, key) and lookup.left_running(other):
+            lookup.cancel(other, "an earlier submission of this resource that no state points to")
+    return Submitted(job, key, adopted)
+
+
+def _create(lookup: _Lookup, parent: str, location: str, body: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    service = vertex.JobService(location, lookup.quotas)
+    settle = settle_seconds()
+
+    def create_once() -> tuple[dict[str, Any], bool]:
+        try:
+            return service.create(parent, body), False
+        except UNCERTAIN as error:
+            log.warning(
+                "%s: Vertex AI call failed, retrying: %s; the submission may still land, so it is looked for (up "
+                "to %.0fs) before it is sent again",
+                lookup.label, error, settle,
+            )
+        landed = _settle(lookup, location, settle)
+        if landed is None:
+            raise _CreateAgain(f"no job of submission key {lookup.key} appeared within {settle:.0f}s")
+        return landed, True
+
+    again = retries.Retry(
+        predicate=retries.if_exception_type(_CreateAgain, exceptions.ResourceExhausted),
+        initial=vertex.BACKOFF.initial,
+        maximum=vertex.BACKOFF.maximum,
+        multiplier=vertex.BACKOFF.multiplier,
+        timeout=vertex.SUBMIT_DEADLINE,
+        on_error=lambda error: log.warning("%s: submitting again: %s", lookup.label, error),
+    )
+    try:
+        return again(create_once)()
+    except exceptions.RetryError as error:
+        raise vertex.VertexError(
+            f"Vertex AI did not accept the job at {vertex.endpoint(location)} within {vertex.SUBMIT_DEADLINE:.0f}s "
+            f"of retries: {error.cause or error}. "
+            "Every copy that may have landed carries its submission key: the next `pulumi up` looks for it again "
+            "before submitting, and `spot-training sweep` lists any left running."
+        ) from error
+
+
+def _settle(lookup: _Lookup, location: str, settle: float) -> dict[str, Any] | None:
+    """The oldest active copy of the key that lists within `settle` seconds, else None."""
+
+    def look() -> dict[str, Any]:
+        copies = _oldest_first(job for job in lookup.jobs(location) if lookup.is_copy(job))
+        if not copies:
+            raise _NotSeen()
+        return copies[0]
+
+    polling = retries.Retry(
+        predicate=retries.if_exception_type(_NotSeen),
+        initial=SETTLE_POLL.initial,
+        maximum=SETTLE_POLL.maximum,
+        multiplier=SETTLE_POLL.multiplier,
+        timeout=settle,
+    )
+    try:
+        return polling(look)()
+    except (exceptions.RetryError, _NotSeen):
+        pass
+    try:  # the backoff's last sleep may end short of the bound: one look at its end
+        return look()
+    except _NotSeen:
+        return None
+
+
+class _Lookup:
+    """The resource's jobs as ListCustomJobs shows them, and what may be done with them."""
+
+    def __init__(self, inputs: dict[str, Any], key: str, display_name: str) -> None:
+        self.inputs, self.key, self.display_name = inputs, key, display_name
+        self.scope = inputs.get("submissionScope") or ""
+        self.quotas = inputs.get("quotas")
+        self.label = inputs.get("displayName") or display_name
+        on_delete = inputs.get("onDelete") or spec.DEFAULT_ON_DELETE
+        order = inputs.get("replaceOrder") or spec.DEFAULT_REPLACE_ORDER
+        self.spares_other_keys = on_delete == labels.RELEASED or order == "submitFirst"
+
+    def jobs(self, location: str, only_key: bool = True) -> list[dict[str, Any]]:
+        """The resource's jobs in `location`; with `only_key`, jobs of other resources that share its
+        display name are skipped unread unless they carry the key."""
+        service = vertex.JobService(location, self.quotas)
+        parent = spec.parent(self.inputs, location)
+        return service.jobs_of(parent, self.scope, self.display_name, self.key if only_key else None)
+
+    def is_copy(self, job: dict[str, Any]) -> bool:
+        """An active job of this attempt: one to adopt, or to cancel as a second copy."""
+        return labels.carries_key(job, self.key) and states.is_active(job.get("state"))
+
+    def left_running(self, job: dict[str, Any]) -> bool:
+        return labels.of_resource(job, self.scope) and states.is_active(job.get("state"))
+
+    def cancel(self, job: dict[str, Any], why: str) -> None:
+        log.warning("%s: cancelling %s (%s), %s", self.label, job["name"], job.get("state"), why)
+        vertex.JobService(JobName.parse(job["name"]).location, self.quotas).cancel(job["name"])
+
+
+def cancel_copies(inputs: dict[str, Any], keys: Iterable[str], regions: Iterable[str], spare: str = "") -> list[str]:
+    """Cancels every active job of the resource, in `regions`, that carries one of `keys` (the
+    attempts a resource's state submitted), except `spare`: copies that slipped through by a name
+    no state holds. The names cancelled."""
+    keys = [k for k in dict.fromkeys(keys) if k]
+    if not keys:
+        return []
+    lookup = _Lookup(inputs, keys[0], spec.request_body(inputs).get("displayName") or "")
+    cancelled = []
+    for region in dict.fromkeys(r for r in regions if r):
+        for job in lookup.jobs(region, only_key=False):
+            if job["name"] != spare and states.is_active(job.get("state")) and any(labels.carries_key(job, k) for k in keys):
+                lookup.cancel(job, "a copy of this resource's submission that no state points to")
+                cancelled.append(job["name"])
+    return cancelled
