@@ -1,10 +1,12 @@
 """`spot-training sweep STACK`: the orphan sweep (operations.sweep) as a verb: the stack's
-active jobs that no resource of its state points to, and with --cancel, cancelled.
+jobs that no resource of its state points to, the active ones (with --cancel, cancelled)
+and the records of the ended ones (with --delete-ended, deleted).
 `python -m operations.sweep` keeps working; this is the same code.
 
 Needs Google credentials, and the state: `pulumi stack export` (the Pulumi CLI,
-logged in to the state backend) or --state FILE. Exit 0 nothing orphaned (or all
-cancelled), 1 orphans found and not cancelled, 2 an error.
+logged in to the state backend) or --state FILE. Exit 0 nothing left to do, 1 active
+orphans found and not cancelled, 2 an error, 3 with --delete-ended: a job is still
+stopping (CANCELLING), run the sweep again later to delete its record.
 """
 
 from __future__ import annotations
@@ -28,19 +30,21 @@ def sweep(
     state: Optional[Path] = typer.Option(None, "--state", metavar="FILE", help="the stack's state, as `pulumi stack export` prints it (default: run that command)"),
     location: list[str] = arguments.LOCATIONS,
     cancel: bool = typer.Option(False, "--cancel", help="cancel the orphaned jobs"),
-    include_released: bool = typer.Option(False, "--include-released", help="with --cancel: cancel the released ones (onDelete: keep) too"),
+    delete_ended: bool = typer.Option(False, "--delete-ended", help="delete the records of the ended jobs no state points to (a job still CANCELLING is left for a later sweep)"),
+    include_released: bool = typer.Option(False, "--include-released", help="with --cancel or --delete-ended: the released ones (onDelete: keep) too"),
 ) -> None:
-    """List (and with --cancel, cancel) the stack's active jobs its state does not point to. Needs Google credentials."""
+    """List the stack's jobs its state does not point to: active ones (--cancel cancels them) and ended ones'
+    records (--delete-ended deletes them). Needs Google credentials."""
     from operations import sweep as orphan_sweep
 
-    if include_released and not cancel:
-        output.error("--include-released only goes with --cancel")
-        raise typer.Exit(2)
+    if include_released and not (cancel or delete_ended):
+        output.error(orphan_sweep.INCLUDE_RELEASED_ALONE)
+        raise typer.Exit(orphan_sweep.ERROR)
     argv = [stack]
     argv += ["--state", str(state)] if state else []
     for where in location:
         argv += ["--location", where]
-    argv += ["--cancel"] * cancel + ["--include-released"] * include_released
+    argv += ["--cancel"] * cancel + ["--delete-ended"] * delete_ended + ["--include-released"] * include_released
     with deployed.google_errors():
         code = orphan_sweep.main(argv, command=COMMAND)
     raise typer.Exit(code)

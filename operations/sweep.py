@@ -1,4 +1,4 @@
-"""The orphan sweep: a stack's active jobs that no resource of its state points to.
+"""The orphan sweep: a stack's jobs that no resource of its state points to.
 
 A job is submitted before the engine records it, so an `up` interrupted in
 between leaves a job that only its labels tie to the stack. The next `create`
@@ -8,10 +8,18 @@ bills until it ends. This lists such jobs by the stack's label and, with
 --cancel, cancels them. Jobs submitted with `onDelete: keep` were released on
 purpose: shown, never cancelled unless --include-released.
 
-    uv run python -m operations.sweep <stack> [--state FILE] [--location L]... [--cancel [--include-released]]
+It also lists the records of the stack's jobs that ended (a destroy whose
+cancels took longer than it waited leaves them behind, CANCELLING, then
+CANCELLED) and that no state points to, and with --delete-ended deletes them.
+A job still CANCELLING is cancelled but has not ended: Vertex refuses to delete
+it yet, so it is reported and left for a later sweep.
 
-Exit codes: 0 nothing orphaned (or all cancelled), 1 orphans found (and not
-cancelled), 2 an error.
+    uv run python -m operations.sweep <stack> [--state FILE] [--location L]... [--cancel] [--delete-ended] [--include-released]
+
+Exit codes: 0 nothing left to do (no active orphan, or all cancelled; with
+--delete-ended every ended record deleted), 1 active orphans found and not
+cancelled (they bill), 2 an error, 3 with --delete-ended: done, but a job is
+still stopping (CANCELLING) and its record can only be deleted by a later sweep.
 """
 
 from __future__ import annotations
@@ -29,27 +37,52 @@ from components.spot_job.job_name import JobName
 from .stack import Stack, StackError
 from .state import StackState, StateError
 
-ORPHANED, RELEASED = "ORPHANED", "RELEASED"
+ORPHANED, RELEASED, CANCELLING, ENDED = "ORPHANED", "RELEASED", "CANCELLING", "ENDED"
+# Vertex says a job is cancelled before it has stopped; its record cannot be deleted until it has.
+# How long a record's deletion (a long-running operation) may take before the sweep gives up on it.
+DELETE_TIMEOUT = 120.0
+# The exit codes, as the docstring and docs/cli.md describe them.
+DONE, ORPHANS_LEFT, ERROR, STILL_STOPPING = 0, 1, 2, 3
+INCLUDE_RELEASED_ALONE = "--include-released only goes with --cancel or --delete-ended"
 
 
 @dataclass(frozen=True)
 class Finding:
     job: dict[str, Any]
-    status: str  # ORPHANED or RELEASED
+    status: str  # ORPHANED, RELEASED, CANCELLING or ENDED
+
+    @property
+    def ended(self) -> bool:
+        return self.job.get("state") in states.ENDED
+
+    @property
+    def active(self) -> bool:
+        return self.job.get("state") in states.ACTIVE
 
 
 def unaccounted(jobs: list[dict[str, Any]], state: StackState) -> list[Finding]:
-    """The active jobs among `jobs` (the stack's) that no resource of `state` points to."""
+    """The jobs among `jobs` (the stack's) that no resource of `state` points to, each with its
+    kind: active (ORPHANED, or RELEASED with onDelete: keep), stopping (CANCELLING), or ended
+    (ENDED, or RELEASED with onDelete: keep)."""
     found = []
     for job in jobs:
-        if job.get("name") in state.job_names or job.get("state") not in states.ACTIVE:
+        if job.get("name") in state.job_names:
             continue
         released = (job.get("labels") or {}).get(labels.RELEASE_LABEL) == labels.RELEASED
-        found.append(Finding(job, RELEASED if released else ORPHANED))
-    return sorted(found, key=lambda f: (f.status, f.job.get("createTime") or "", f.job["name"]))
+        if job.get("state") in states.STOPPING:
+            status = CANCELLING  # someone cancelled it, released or not: it is on its way to ENDED
+        elif job.get("state") in states.ACTIVE:
+            status = RELEASED if released else ORPHANED
+        elif job.get("state") in states.ENDED:
+            status = RELEASED if released else ENDED
+        else:
+            continue  # a state this sweep does not know is neither billing for sure nor deletable
+        found.append(Finding(job, status))
+    order = (ORPHANED, RELEASED, CANCELLING, ENDED)
+    return sorted(found, key=lambda f: (order.index(f.status), f.job.get("createTime") or "", f.job["name"]))
 
 
-def parents(stack: Stack, state: StackState, extra_locations: list[str]) -> list[str]:
+def parents_of_config_and_state(stack: Stack, state: StackState, extra_locations: list[str]) -> list[str]:
     """Where the stack's jobs may be: its gcp:project and gcp:region, every project and
     location of a job in state (a job may set its own, and an attempt may have run in
     another region), every region a fallback ladder of the config or of the state
@@ -80,7 +113,8 @@ COMMAND = ("uv", "run", "python", "-m", "operations.sweep")
 def _parser(prog: str = "python -m operations.sweep") -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=prog,
-        description="List (and with --cancel, cancel) a stack's active Vertex AI jobs that its state does not point to.",
+        description="List a stack's Vertex AI jobs that its state does not point to: active ones (with --cancel, "
+                    "cancelled) and the records of ended ones (with --delete-ended, deleted).",
     )
     parser.add_argument("stack", help="a stack of stacks/, e.g. dev")
     parser.add_argument("--state", type=Path, metavar="FILE",
@@ -89,8 +123,11 @@ def _parser(prog: str = "python -m operations.sweep") -> argparse.ArgumentParser
                         help="also search this region (repeatable); the stack's gcp:region and the locations "
                              "of the jobs in state are always searched")
     parser.add_argument("--cancel", action="store_true", help="cancel the orphaned jobs")
+    parser.add_argument("--delete-ended", action="store_true",
+                        help="delete the records of the ended jobs no state points to (a job still CANCELLING is "
+                             "left for a later sweep)")
     parser.add_argument("--include-released", action="store_true",
-                        help="with --cancel: cancel the released ones (onDelete: keep) too")
+                        help="with --cancel or --delete-ended: the released ones (onDelete: keep) too")
     return parser
 
 
@@ -98,8 +135,8 @@ def main(argv: list[str] | None = None, command: tuple[str, ...] = COMMAND) -> i
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = _parser(" ".join(command[2:]))
     args = parser.parse_args(argv)
-    if args.include_released and not args.cancel:
-        parser.error("--include-released only goes with --cancel")
+    if args.include_released and not (args.cancel or args.delete_ended):
+        parser.error(INCLUDE_RELEASED_ALONE)
     try:
         stack = Stack.load(args.stack)
         state = StackState.from_file(args.state, stack) if args.state else StackState.export(stack)
@@ -116,7 +153,7 @@ def main(argv: list[str] | None = None, command: tuple[str, ...] = COMMAND) -> i
 
 def _fail(error: Exception) -> int:
     print(f"sweep: {error}", file=sys.stderr)
-    return 2
+    return ERROR
 
 
 def _sweep(args: argparse.Namespace, command: list[str], stack: Stack, state: StackState) -> int:
@@ -128,10 +165,11 @@ def _sweep(args: argparse.Namespace, command: list[str], stack: Stack, state: St
         print(
             f"sweep: {state.source} records operations not finished: "
             + "; ".join(f"{urn} ({op})" for urn, op in state.pending)
-            + ". If an update is running now, the jobs it is submitting show as ORPHANED: run the sweep once it ends.",
+            + ". If an update is running now, the jobs it is submitting show as ORPHANED (and those it adopts as"
+            " ENDED or ORPHANED): run the sweep once it ends.",
             file=sys.stderr,
         )
-    where = parents(stack, state, args.location)
+    where = parents_of_config_and_state(stack, state, args.location)
     stack_label = labels.stack_value(stack.scope)
     findings: list[Finding] = []
     for location in sorted({parent.split("/")[3] for parent in where}):
@@ -140,32 +178,84 @@ def _sweep(args: argparse.Namespace, command: list[str], stack: Stack, state: St
                 if parent.split("/")[3] == location:
                     findings += unaccounted(service.labelled(parent, labels.STACK_LABEL, stack_label), state)
     if not findings:
-        print(f"No active job of stack {stack.name} ({stack.project}) outside its state in: {', '.join(where)}")
-        return 0
+        print(f"No job of stack {stack.name} ({stack.project}) outside its state in: {', '.join(where)}")
+        return DONE
 
     print(table(findings))
     orphans = [f for f in findings if f.status == ORPHANED]
-    released = [f for f in findings if f.status == RELEASED]
+    released = [f for f in findings if f.status == RELEASED and f.active]
+    released_records = [f for f in findings if f.status == RELEASED and f.ended]
+    stopping = [f for f in findings if f.status == CANCELLING]
+    records = [f for f in findings if f.status == ENDED]
     print()
     if orphans:
         print(f"{ORPHANED}: {len(orphans)} job(s) no resource of the stack's state points to; each bills until it ends.")
-    if released:
-        print(f"{RELEASED}: {len(released)} job(s) submitted with onDelete: keep, left to run on purpose.")
-    targets = orphans + (released if args.include_released else [])
-    if not args.cancel:
-        if not orphans:
-            return 0
+    if released or released_records:
+        print(f"{RELEASED}: {len(released) + len(released_records)} job(s) submitted with onDelete: keep, left on "
+              f"purpose ({len(released)} active, {len(released_records)} ended).")
+    if stopping:
+        print(f"{CANCELLING}: {len(stopping)} job(s) cancelled and still stopping; their records can be deleted once "
+              "they have ended: run the sweep again later, with --delete-ended.")
+    if records:
+        print(f"{ENDED}: {len(records)} record(s) of jobs that ended; they bill nothing.")
+
+    deletable = records + (released_records if args.include_released else [])
+    if args.cancel:
+        for f in orphans + (released if args.include_released else []):
+            now = _cancel(f)
+            if now is not None and now.get("state") in states.STOPPING:
+                stopping.append(Finding(now, CANCELLING))
+            elif now is not None and Finding(now, f.status).ended:
+                deletable.append(Finding(now, f.status))  # stopped at once: its record can go now too
+        if released and not args.include_released:
+            print(f"Left the {RELEASED} job(s) running; add --include-released to cancel them too.")
+    left: list[Finding] = []
+    if args.delete_ended:
+        for f in deletable:
+            if not _delete(f):
+                left.append(f)
+        for f in stopping:
+            print(f"{f.job['name']} is still {states.CANCELLING}: run the sweep again later to delete its record.")
+        if released_records and not args.include_released:
+            print(f"Left the ended {RELEASED} record(s); add --include-released to delete them too.")
+    elif records or (released_records and args.include_released):
+        print(f"To delete the {ENDED} records: {shlex.join([*command, '--delete-ended'])}")
+
+    if orphans and not args.cancel:
         print(f"To cancel the orphaned ones: {shlex.join([*command, '--cancel'])}")
-        return 1
-    for f in targets:
-        name = f.job["name"]
+        return ORPHANS_LEFT
+    if args.delete_ended and (stopping or left):
+        return STILL_STOPPING
+    return DONE
+
+
+def _cancel(f: Finding) -> dict[str, Any] | None:
+    """Cancel the job; the job as Vertex shows it right after (None once it is gone)."""
+    from components.spot_job import vertex
+
+    name = f.job["name"]
+    with vertex.JobService(name.split("/")[3]) as service:
+        service.cancel(name)
+        now = service.get(name)
+    print(f"cancelled {name} ({f.job.get('displayName') or '-'}, {f.status}): now {(now or {}).get('state', 'gone')}")
+    return now
+
+
+def _delete(f: Finding) -> bool:
+    """Delete the ended job's record and wait for it; False if Vertex refused (the job changed meanwhile)."""
+    from google.api_core import exceptions
+
+    from components.spot_job import vertex
+
+    name = f.job["name"]
+    try:
         with vertex.JobService(name.split("/")[3]) as service:
-            service.cancel(name)
-            now = service.get(name)
-        print(f"cancelled {name} ({f.job.get('displayName') or '-'}, {f.status}): now {(now or {}).get('state', 'gone')}")
-    if released and not args.include_released:
-        print(f"Left the {RELEASED} job(s) running; add --include-released to cancel them too.")
-    return 0
+            service.delete_record(name, DELETE_TIMEOUT)
+    except exceptions.FailedPrecondition as refused:
+        print(f"not deleted {name}: {refused.message}; run the sweep again later.")
+        return False
+    print(f"deleted {name} ({f.job.get('displayName') or '-'}, {f.job.get('state')})")
+    return True
 
 
 if __name__ == "__main__":

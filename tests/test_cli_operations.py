@@ -239,9 +239,34 @@ def test_sweep_lists_orphans_says_how_to_cancel_them_then_cancels(emulator, scen
     assert state_of(emulator, scene["other"]) == "JOB_STATE_QUEUED"
 
 
+def test_sweep_deletes_ended_records_no_state_points_to_and_comes_back_for_a_stopping_one(emulator, scene, tmp_path):
+    state = tmp_path / "dev-state.json"
+    state.write_text(json.dumps(export(scene["first"], scene["second"])))  # eval and baseline are not in state
+    done = spot_training("sweep", "dev", "--state", str(state), env=env(emulator))
+    assert done.returncode == 1, done.stderr  # eval is active: it bills
+    lines = {line.split()[1]: line.split()[0] for line in done.stdout.splitlines() if "/customJobs/" in line}
+    assert lines == {scene["eval"]: "ORPHANED", scene["baseline"]: "ENDED"}  # the first attempt is in state
+    command = f"spot-training sweep dev --state {state} --delete-ended"
+    assert command in done.stdout
+
+    done = spot_training(*command.split()[1:], "--cancel", env=env(emulator))
+    assert done.returncode == 3, done.stderr  # eval was cancelled, and is still stopping
+    assert f"deleted {scene['baseline']}" in done.stdout and f"cancelled {scene['eval']}" in done.stdout
+    assert f"{scene['eval']} is still JOB_STATE_CANCELLING: run the sweep again later" in done.stdout
+    assert {j.name for j in emulator.jobs()} == {scene["first"], scene["second"], scene["eval"], scene["other"]}
+
+    emulator.set_state(scene["eval"], "JOB_STATE_CANCELLED")  # it stopped
+    done = spot_training_in_process(*command.split()[1:], env=env(emulator))
+    assert done.returncode == 0, done.stderr
+    assert f"deleted {scene['eval']}" in done.stdout
+    assert {j.name for j in emulator.jobs()} == {scene["first"], scene["second"], scene["other"]}
+    done = spot_training_in_process(*command.split()[1:], env=env(emulator))
+    assert done.returncode == 0 and done.stdout.startswith("No job of stack dev (spot-training) outside its state")
+
+
 def test_sweep_include_released_without_cancel_is_a_usage_error(emulator, tmp_path):
     done = spot_training_in_process("sweep", "dev", "--state", str(tmp_path / "x.json"), "--include-released", env=env(emulator))
-    assert done.returncode == 2 and "--include-released only goes with --cancel" in done.stderr
+    assert done.returncode == 2 and "--include-released only goes with --cancel or --delete-ended" in done.stderr
     clean(done)
 
 

@@ -5,6 +5,7 @@ import threading
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timedelta, timezone
 
 import grpc
 import pytest
@@ -508,3 +509,121 @@ def test_a_create_failed_before_apply_uses_no_quota(emu, client):
     emu.submission_quota(1)
     emu.inject("CreateCustomJob", grpc.StatusCode.UNAVAILABLE, times=1)
     assert outcomes(lambda: create(client), 3) == ["ServiceUnavailable", "ok", "ResourceExhausted"]
+
+
+# --- a distributed API: creates that land late, a list that lags -------------------------------
+
+
+def eventually(look, timeout: float = 10.0):
+    """What `look` returns once it is truthy; the wait is bounded so a defect fails instead of hanging."""
+    deadline = time.monotonic() + timeout
+    while not (seen := look()):
+        assert time.monotonic() < deadline, "never happened"
+        time.sleep(0.02)
+    return seen
+
+
+def listed(client, parent=PARENT) -> list[str]:
+    return [j.name for j in client.list_custom_jobs(parent=parent)]
+
+
+def test_a_create_that_lands_late_answers_at_once_and_shows_nothing_until_it_lands(emu, client):
+    emu.create_lands_late(60, times=1)
+    with pytest.raises(exceptions.DeadlineExceeded, match="Deadline Exceeded"):
+        create(client)
+    assert emu.jobs() == [] and listed(client) == []
+    assert emu.failures == Counter({("CreateCustomJob", "DEADLINE_EXCEEDED"): 1})
+
+
+def test_the_job_that_lands_late_is_the_one_asked_for_created_at_its_landing(emu, client):
+    emu.create_lands_late(0.3, times=1)
+    sent = job(labels={"team": "vision", "submission": "k-1"})
+    asked_at = datetime.now(timezone.utc)
+    with pytest.raises(exceptions.DeadlineExceeded):
+        client.create_custom_job(parent=PARENT, custom_job=sent)
+    [landed] = eventually(emu.jobs)
+    assert (landed.display_name, landed.labels, landed.job_spec, landed.encryption_spec) == (
+        sent.display_name, sent.labels, sent.job_spec, sent.encryption_spec
+    )
+    assert landed.state == S.JOB_STATE_QUEUED and landed.name.startswith(f"{PARENT}/customJobs/")
+    assert landed.create_time >= asked_at + timedelta(seconds=0.3)
+    assert listed(client) == [landed.name] and client.get_custom_job(name=landed.name) == landed
+    assert create(client).create_time >= landed.create_time  # the next create is newer, and listed first
+    assert listed(client)[1] == landed.name
+
+
+def test_a_landing_zero_seconds_late_is_there_when_the_error_is_answered(emu, client):
+    emu.create_lands_late(0, code=grpc.StatusCode.UNAVAILABLE, calls=[2])
+    first = create(client, display_name="first").name
+    with pytest.raises(exceptions.ServiceUnavailable):
+        create(client, display_name="second")
+    assert [j.display_name for j in client.list_custom_jobs(parent=PARENT)] == ["second", "first"]
+    create(client, display_name="third")
+    assert {j.display_name for j in emu.jobs()} == {"first", "second", "third"} and emu.job(first)
+
+
+def test_concurrent_late_creates_each_land_their_own_job(emu, client):
+    emu.create_lands_late(0.3, times=8)
+
+    def attempt(i):
+        with pytest.raises(exceptions.DeadlineExceeded):
+            create(client, display_name=f"run-{i}", labels={"run": str(i)})
+
+    with ThreadPoolExecutor(max_workers=8) as callers:
+        list(callers.map(attempt, range(8)))
+    landed = eventually(lambda: len(emu.jobs()) == 8 and emu.jobs())
+    assert sorted((j.display_name, j.labels["run"]) for j in landed) == sorted((f"run-{i}", str(i)) for i in range(8))
+    assert len({j.name for j in landed}) == 8 and create(client).name not in {j.name for j in landed}
+
+
+def test_a_late_create_of_an_invalid_job_is_rejected_and_never_lands(emu, client):
+    emu.create_lands_late(0, times=1)
+    with pytest.raises(exceptions.InvalidArgument, match="display_name is required"):
+        create(client, display_name="")
+    assert emu.jobs() == []
+
+
+def test_reset_cancels_a_pending_landing(emu, client):
+    emu.create_lands_late(0.3, times=1)
+    with pytest.raises(exceptions.DeadlineExceeded):
+        create(client)
+    emu.reset()
+    time.sleep(0.5)
+    assert emu.jobs() == [] and listed(client) == []
+    assert create(client).name  # the knob went with the reset: creates answer again
+    assert len(emu.jobs()) == 1
+
+
+def test_a_lagging_list_shows_a_job_only_after_the_lag_while_get_cancel_and_delete_see_it_at_once(emu, client):
+    emu.list_lag(60)
+    name = create(client).name
+    assert listed(client) == [] and [j.name for j in emu.jobs()] == [name]
+    assert client.get_custom_job(name=name).name == name
+    client.cancel_custom_job(name=name)
+    emu.set_state(name, "JOB_STATE_CANCELLED")
+    client.delete_custom_job(name=name).result(timeout=10)
+    assert emu.jobs() == []
+
+
+def test_a_lagging_list_shows_the_job_once_the_lag_passed_and_its_later_states_at_once(emu, client):
+    emu.list_lag(0.3)
+    name = create(client).name
+    assert eventually(lambda: listed(client)) == [name]
+    emu.set_state(name, "JOB_STATE_RUNNING")
+    assert [j.state for j in client.list_custom_jobs(parent=PARENT)] == [S.JOB_STATE_RUNNING]
+
+
+def test_list_lag_zero_and_reset_turn_it_off(emu, client):
+    emu.list_lag(60)
+    name = create(client).name
+    emu.list_lag(0)
+    assert listed(client) == [name]
+    emu.list_lag(60)
+    emu.reset()
+    assert listed(client) == []
+    fresh = create(client).name
+    assert listed(client) == [fresh]
+    with pytest.raises(ValueError):
+        emu.list_lag(-1)
+    with pytest.raises(ValueError):
+        emu.create_lands_late(-1)

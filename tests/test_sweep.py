@@ -193,7 +193,7 @@ def test_a_job_in_another_region_is_found_with_location(emulator, host, rendered
     state.write_text(json.dumps(export([])))
     code, out, _ = sweep_here(capsys, "dev", "--state", str(state))
     assert code == 0
-    assert out.startswith("No active job of stack dev") and "projects/acme-ml-dev/locations/us-central1" in out
+    assert out.startswith("No job of stack dev") and "projects/acme-ml-dev/locations/us-central1" in out
     code, out, _ = sweep_here(capsys, "dev", "--state", str(state), "--location", "europe-west4")
     assert code == 1 and set(rows(out)) == {bert["id"]}
     assert "--location europe-west4 --cancel" in out
@@ -203,7 +203,7 @@ def test_a_stack_never_deployed_has_nothing_to_sweep(emulator, tmp_path, capsys)
     state = tmp_path / "empty.json"
     state.write_text(json.dumps({"version": 3, "deployment": {"manifest": {}}}))  # no `resources` at all
     code, out, _ = sweep_here(capsys, "dev", "--state", str(state))
-    assert code == 0 and out.startswith("No active job of stack dev (spot-training) outside its state")
+    assert code == 0 and out.startswith("No job of stack dev (spot-training) outside its state")
 
 
 def test_a_region_of_a_job_in_state_is_searched_too(emulator, host, rendered, tmp_path, capsys):
@@ -298,3 +298,94 @@ def test_pending_operations_in_state_are_pointed_out(emulator, scene, tmp_path, 
     code, _, err = sweep_here(capsys, "dev", "--state", str(path))
     assert code == 1
     assert urn("vision-bert") in err and "(creating)" in err and "run the sweep once it ends" in err
+
+
+# --- the records of ended jobs -------------------------------------------------------------
+
+
+def statuses(output: str) -> dict[str, str]:
+    """The table's STATUS column by job name, for every kind the sweep reports."""
+    return {
+        line.split()[1]: line.split()[0] for line in output.splitlines()
+        if "/customJobs/" in line and line.split()[0] in ("ORPHANED", "RELEASED", "CANCELLING", "ENDED")
+    }
+
+
+@pytest.fixture
+def ended(emulator, host, scene, rendered):
+    """The scene once its jobs ended, plus two more submissions of vision-bert (reruns) that no
+    state points to either: one CANCELLED, one still CANCELLING. vision-resnet's first attempt
+    (FAILED, in the state's history) and prod's job ended too."""
+    dev = rendered["dev"]
+    emulator.set_state(scene["bert"], "JOB_STATE_SUCCEEDED")
+    _, cancelled = create(host, "dev", "vision-bert", dev["vision-bert"], rerun="1")
+    emulator.set_state(cancelled["id"], "JOB_STATE_CANCELLED")
+    _, stopping = create(host, "dev", "vision-bert", dev["vision-bert"], rerun="2")
+    emulator.set_state(stopping["id"], "JOB_STATE_CANCELLING")
+    emulator.set_state(scene["archive"], "JOB_STATE_FAILED")
+    emulator.set_state(scene["prod"], "JOB_STATE_SUCCEEDED")
+    emulator.reset_calls()
+    return {**scene, "cancelled": cancelled["id"], "stopping": stopping["id"]}
+
+
+def test_ended_records_no_state_points_to_are_listed_with_the_command_that_deletes_them(emulator, ended):
+    result = sweep("dev", "--state", str(ended["state"]))
+    assert result.returncode == 0, result.stderr  # nothing bills: no CI step fails on records
+    assert statuses(result.stdout) == {
+        ended["bert"]: "ENDED", ended["cancelled"]: "ENDED", ended["stopping"]: "CANCELLING", ended["archive"]: "RELEASED",
+    }
+    first_attempt = f"projects/acme-ml-dev/locations/us-central1/customJobs/{ended['resnet']['history'][0]['jobId']}"
+    assert emulator.job(first_attempt).state.name == "JOB_STATE_FAILED"
+    assert first_attempt not in result.stdout and ended["prod"] not in result.stdout
+    assert f"uv run python -m operations.sweep dev --state {ended['state']} --delete-ended" in result.stdout
+    assert "run the sweep again" in result.stdout  # for the one still stopping
+    assert emulator.calls["DeleteCustomJob"] == emulator.calls["CancelCustomJob"] == 0
+
+
+def test_delete_ended_deletes_exactly_the_ended_records_and_says_to_come_back_for_the_cancelling_one(emulator, ended, capsys):
+    code, out, err = sweep_here(capsys, "dev", "--state", str(ended["state"]), "--delete-ended")
+    assert code == 3, err  # done what it could; a record is still stopping
+    for name in (ended["bert"], ended["cancelled"]):
+        assert f"deleted {name}" in out
+    remaining = {job.name for job in emulator.jobs()}
+    assert not {ended["bert"], ended["cancelled"]} & remaining
+    assert {ended["stopping"], ended["archive"], ended["prod"], ended["resnet"]["jobName"]} <= remaining
+    assert len(ended["resnet"]["history"]) == 1 and len(remaining) == 5  # and vision-resnet's first attempt
+    assert f"{ended['stopping']} is still JOB_STATE_CANCELLING" in out and "run the sweep again" in out
+
+    emulator.set_state(ended["stopping"], "JOB_STATE_CANCELLED")  # it stopped
+    code, out, err = sweep_here(capsys, "dev", "--state", str(ended["state"]), "--delete-ended")
+    assert code == 0, err
+    assert f"deleted {ended['stopping']}" in out and ended["stopping"] not in {job.name for job in emulator.jobs()}
+    assert statuses(out) == {ended["stopping"]: "ENDED", ended["archive"]: "RELEASED"}
+    assert "--include-released" in out  # how to delete the released record too
+
+    code, out, err = sweep_here(capsys, "dev", "--state", str(ended["state"]), "--delete-ended", "--include-released")
+    assert code == 0, err
+    assert f"deleted {ended['archive']}" in out
+    assert {job.name for job in emulator.jobs()} == {ended["prod"], ended["resnet"]["jobName"], ended["resnet"]["id"]}
+
+
+def test_cancel_with_delete_ended_deletes_an_orphan_that_stopped_at_once(emulator, scene, capsys, monkeypatch):
+    monkeypatch.setattr(emulator, "cancel_polls", 0)  # the first read after a cancel sees it CANCELLED
+    code, out, err = sweep_here(capsys, "dev", "--state", str(scene["state"]), "--cancel", "--delete-ended")
+    assert code == 0, err
+    assert f"cancelled {scene['bert']}" in out and f"deleted {scene['bert']}" in out
+    assert scene["bert"] not in {job.name for job in emulator.jobs()}
+    assert state_of(emulator, scene["archive"]) == "JOB_STATE_QUEUED"  # released: neither cancelled nor deleted
+
+
+def test_an_orphan_cancelled_now_but_still_stopping_is_left_for_the_next_sweep(emulator, scene, capsys, monkeypatch):
+    monkeypatch.setattr(emulator, "cancel_polls", 5)
+    code, out, err = sweep_here(capsys, "dev", "--state", str(scene["state"]), "--cancel", "--delete-ended")
+    assert code == 3, err
+    assert f"cancelled {scene['bert']}" in out and "run the sweep again" in out
+    assert state_of(emulator, scene["bert"]) == "JOB_STATE_CANCELLING" and emulator.calls["DeleteCustomJob"] == 0
+
+
+def test_delete_ended_with_active_orphans_left_exits_1_and_deletes_only_ended_records(emulator, scene, capsys):
+    emulator.set_state(scene["archive"], "JOB_STATE_SUCCEEDED")
+    code, out, err = sweep_here(capsys, "dev", "--state", str(scene["state"]), "--delete-ended", "--include-released")
+    assert code == 1, err  # the orphan still bills: that is what a CI step should fail on
+    assert f"deleted {scene['archive']}" in out and state_of(emulator, scene["bert"]) == "JOB_STATE_QUEUED"
+    assert "--cancel" in out

@@ -35,7 +35,7 @@ RESOURCE_LABEL = "spot_training_resource"
 STACK_LABEL = "spot_training_stack"
 RELEASE_LABEL = "spot_training_on_delete"
 RELEASED = "keep"
-# v1 (up to dc94996) labelled its submissions `spot-training-key`, with the same
+# v1 labelled its submissions `spot-training-key`; from 6cee69c up to dc94996 with the same
 # key derivation and no resource label; its in-flight jobs are found by display
 # name and adopted by this label.
 LEGACY_SUBMISSION_LABELS = ("spot-training-key",)

@@ -67,8 +67,9 @@ class JobServiceEmulator:
         self._store.reset_calls()
 
     def reset(self) -> None:
-        """As new, on the same address: no jobs, calls, faults, quota or switches. Lets tests share one
-        emulator (and one provider host pointed at it) without seeing each other's jobs."""
+        """As new, on the same address: no jobs, pending landings, calls, faults, quota, list lag or
+        switches. Lets tests share one emulator (and one provider host pointed at it) without seeing
+        each other's jobs."""
         self._store.reset()
 
     def inject(
@@ -104,6 +105,39 @@ class JobServiceEmulator:
         _check_rpc(rpc)
         with self._store.lock:
             self._store.faults.delay(rpc, seconds, calls, times, after_apply)
+
+    def create_lands_late(
+        self,
+        seconds: float,
+        *,
+        code: grpc.StatusCode = grpc.StatusCode.DEADLINE_EXCEEDED,
+        calls: Optional[Iterable[int]] = None,
+        times: Optional[int] = None,
+    ) -> None:
+        """Answer CreateCustomJob calls with `code` at once, with nothing to see yet, and land each job
+        `seconds` later: Google's front end timing out while the backend goes on. Applies to the 1-based
+        call numbers in `calls`, the next `times` calls, or with neither to every call; competes with
+        inject()'s faults on CreateCustomJob as one of them (the earliest added wins).
+        The request is checked as any create is (a project denied, the quota, an invalid job answer their
+        own error and land nothing). The job that lands is exactly the one asked for (labels, spec), with
+        createTime the landing time; seconds=0 lands it before the error is answered, as
+        inject(after_apply=True) does. Time is real time, as delay()'s: a landing is carried out by
+        the first call or test look-up (jobs(), job(), ...) at or after its time, with createTime
+        still its own time. reset() cancels every pending landing, including one whose call is in flight;
+        clear_faults() drops only those not yet called, and stop() none (the backend goes on)."""
+        with self._store.lock:
+            self._store.faults.lands_late("CreateCustomJob", seconds, code, calls, times)
+
+    def list_lag(self, seconds: float) -> None:
+        """ListCustomJobs shows a job only `seconds` after it landed (created, landed late, or restored);
+        GetCustomJob, CancelCustomJob and DeleteCustomJob see it at once. The model is kept simple: the lag
+        is on a job's appearance only; once it is listed, its later state changes show in the list at once,
+        and a job deleted or removed leaves the list at once. The lag applies to jobs already held
+        (changing it re-reads every job's landing time); 0 turns it off, reset() too."""
+        if seconds < 0:
+            raise ValueError(f"a list lag cannot be negative, got {seconds}")
+        with self._store.lock:
+            self._store.list_lag = float(seconds)
 
     def clear_faults(self) -> None:
         """Drop every injected fault and delay; the quotas stay."""

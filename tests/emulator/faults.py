@@ -27,11 +27,14 @@ GOOGLE_MESSAGES = {
 
 @dataclass(frozen=True)
 class Fault:
-    """Answer with an error; after_apply carries the request out first, so the error hides a success."""
+    """Answer with an error; after_apply carries the request out first, so the error hides a success.
+    lands_after (CreateCustomJob only) answers the error at once and lands the job that many seconds
+    later, as when Google's front end times out while the backend goes on."""
 
     code: grpc.StatusCode
     message: str
     after_apply: bool
+    lands_after: Optional[float] = None
 
     def error(self) -> ApiError:
         return ApiError(self.code, self.message)  # fresh each time: concurrent calls raise it at once
@@ -79,6 +82,15 @@ class FaultPlan:
             raise ValueError("an injected fault needs an error code, not OK")
         message = GOOGLE_MESSAGES.get(code, code.name) if message is None else message
         self._add(rpc, Fault(code, message, after_apply), calls, times)
+
+    def lands_late(self, rpc: str, seconds: float, code: grpc.StatusCode, calls=None, times=None) -> None:
+        if calls is not None and times is not None:
+            raise ValueError("give at most one of calls or times")
+        if seconds < 0:
+            raise ValueError(f"a landing cannot be in the past, got {seconds} seconds")
+        if code == grpc.StatusCode.OK:
+            raise ValueError("a late landing answers an error code, not OK")
+        self._add(rpc, Fault(code, GOOGLE_MESSAGES.get(code, code.name), False, float(seconds)), calls, times)
 
     def delay(self, rpc: str, seconds: float, calls=None, times=None, after_apply=True) -> None:
         if calls is not None and times is not None:

@@ -69,11 +69,11 @@ class JobServiceServicer:
     def _dispatch(self, rpc: str, handler: Callable) -> Callable:
         # The one place every call passes through: fault injection, latency and quotas belong here.
         def call(request, context: grpc.ServicerContext):
-            fault, delay = self._store.begin(rpc)
+            fault, delay, generation = self._store.begin(rpc)
             if delay and not delay.after_apply:
                 self._wait(delay, context)
             try:
-                answer = self._apply(rpc, handler, request, fault)
+                answer = self._apply(rpc, handler, request, fault, generation)
             except ApiError as e:
                 answer = e
             if delay and delay.after_apply:
@@ -85,12 +85,16 @@ class JobServiceServicer:
 
         return call
 
-    def _apply(self, rpc: str, handler: Callable, request, fault: Optional[Fault]):
-        if fault and not fault.after_apply:
+    def _apply(self, rpc: str, handler: Callable, request, fault: Optional[Fault], generation: int):
+        if fault and not fault.after_apply and fault.lands_after is None:
             raise fault.error()
         resource = getattr(request, "name", "") or getattr(request, "parent", "")
         self._store.check_project(resource)
         self._store.meter(rpc, resource)  # a call rejected before this point does not use quota
+        if fault and fault.lands_after is not None:
+            # Accepted, validated and on its way, but the answer the client gets is the error.
+            self._store.create_later(request.parent, request.custom_job, fault.lands_after, generation)
+            raise fault.error()
         answer = handler(request)
         if fault:
             raise fault.error()  # after_apply: done, but the client hears it failed

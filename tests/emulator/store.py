@@ -1,11 +1,15 @@
 """The emulator's jobs, operations, call counts, faults and quota, and the CustomJob state machine, under one lock."""
 
+import heapq
 import itertools
 import random
 import threading
+import time
 from collections import Counter, deque
-from datetime import datetime, timezone
-from typing import Optional
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from typing import Iterator, Optional
 
 import grpc
 from google.cloud import aiplatform_v1
@@ -39,9 +43,24 @@ def _now() -> datetime:
     return datetime.now(timezone.utc)
 
 
+@dataclass(order=True)
+class _Landing:
+    """A CreateCustomJob the client was told failed, that the backend carries out at `due` (monotonic)."""
+
+    due: float
+    order: int  # ties land in the order they were accepted
+    create_time: datetime = field(compare=False)
+    parent: str = field(compare=False)
+    job: CustomJob = field(compare=False)
+
+
 class JobStore:
     def __init__(self):
         self.lock = threading.Lock()
+        self.generation = 0  # bumped by reset(), so a call begun before it cannot land a job after it
+        self._clear()
+
+    def _clear(self) -> None:
         self.calls: Counter = Counter()
         self.failures: Counter = Counter()  # (rpc, status code name) of every error answered
         self.faults = FaultPlan()
@@ -60,14 +79,18 @@ class JobStore:
         self._queued_scripts: deque[tuple[Step, ...]] = deque()  # for the next jobs created, in order
         self._scripts: dict[str, deque[Step]] = {}
         self._random = random.Random()  # private, so a test seeding `random` cannot make ids collide
+        self._landings: list[_Landing] = []  # a heap: creates answered with an error that land later
+        self._landed: dict[str, float] = {}  # name -> monotonic time it landed, for list_lag
+        self.list_lag = 0.0  # ListCustomJobs shows a job only this many seconds after it landed
 
     # --- call bookkeeping, for the servicer's dispatch ------------------------------------
 
-    def begin(self, rpc: str) -> tuple[Optional[Fault], Optional[Delay]]:
-        """Count the call, then what the fault plan has in store for that call number."""
+    def begin(self, rpc: str) -> tuple[Optional[Fault], Optional[Delay], int]:
+        """Count the call, then what the fault plan has in store for that call number, and the
+        generation (see reset) the call belongs to."""
         with self.lock:
             self.calls[rpc] += 1
-            return self.faults.take(rpc, self.calls[rpc])
+            return (*self.faults.take(rpc, self.calls[rpc]), self.generation)
 
     def meter(self, rpc: str, resource: str) -> None:
         """Charge one call of `rpc` on `resource` (a parent, or a job's or operation's name) to its
@@ -104,25 +127,23 @@ class JobStore:
     def create(self, parent: str, job: CustomJob) -> CustomJob:
         check_parent(parent)
         check_custom_job(job)
-        stored = _copy(job)
-        pb = CustomJob.pb(stored)
-        for field in _SERVER_FIELDS:
-            pb.ClearField(field)
-        now = _now()
-        with self.lock:
-            name = self._new_name(parent)
-            stored.name = name
-            stored.state = S.JOB_STATE_QUEUED
-            stored.create_time = now
-            stored.update_time = now
-            self._jobs[name] = stored
-            self._seq[name] = next(self._counter)
-            if self._queued_scripts:
-                self._scripts[name] = deque(self._queued_scripts.popleft())
-            return _copy(stored)
+        with self._current():
+            return _copy(self._land(parent, job, _now(), time.monotonic()))
+
+    def create_later(self, parent: str, job: CustomJob, seconds: float, generation: int) -> None:
+        """Accept a create that lands `seconds` from now; nothing of it shows until then. A call of an
+        earlier generation (one begun before a reset) lands nothing."""
+        check_parent(parent)
+        check_custom_job(job)
+        with self._current():
+            if generation != self.generation:
+                return
+            landing = _Landing(time.monotonic() + seconds, next(self._counter), _now() + timedelta(seconds=seconds), parent, _copy(job))
+            heapq.heappush(self._landings, landing)
+            self._land_due()  # a landing 0 s away is there before the client hears its error
 
     def get(self, name: str) -> CustomJob:
-        with self.lock:
+        with self._current():
             job = self._find(name)
             if name in self._scripts:
                 self._step(job)
@@ -149,17 +170,19 @@ class JobStore:
         except ValueError:
             raise invalid(f"invalid page_token {page_token!r}") from None
         prefix = parent + "/customJobs/"
-        with self.lock:
+        with self._current():
+            listed_before = time.monotonic() - self.list_lag
             hits = [
                 n for n in reversed(self._jobs)  # insertion order is creation order
-                if n.startswith(prefix) and (before is None or self._seq[n] < before) and matches(self._jobs[n])
+                if n.startswith(prefix) and (before is None or self._seq[n] < before)
+                and self._landed[n] <= listed_before and matches(self._jobs[n])
             ]
             page = hits[:page_size]
             token = str(self._seq[page[-1]]) if len(hits) > page_size else ""
             return [_copy(self._jobs[n]) for n in page], token
 
     def cancel(self, name: str) -> None:
-        with self.lock:
+        with self._current():
             job = self._find(name)
             if job.state in TERMINAL:
                 raise ApiError(grpc.StatusCode.FAILED_PRECONDITION, f"The CustomJob {name} is already in state {job.state.name} and cannot be cancelled")
@@ -168,7 +191,7 @@ class JobStore:
                 self._transition(job, S.JOB_STATE_CANCELLING)
 
     def delete(self, name: str) -> operations_pb2.Operation:
-        with self.lock:
+        with self._current():
             job = self._find(name)
             if job.state not in TERMINAL:
                 raise ApiError(grpc.StatusCode.FAILED_PRECONDITION, f"The CustomJob cannot be deleted while it is in state {job.state.name}")
@@ -197,35 +220,36 @@ class JobStore:
     # --- test control: raise KeyError / ValueError ----------------------------------------
 
     def jobs(self) -> list[CustomJob]:
-        with self.lock:
+        with self._current():
             return [_copy(j) for j in self._jobs.values()]
 
     def job(self, name: str) -> CustomJob:
-        with self.lock:
+        with self._current():
             return _copy(self._jobs[name])
 
     def restore(self, job: CustomJob) -> None:
         """Hold `job` exactly as given, name, labels and state included (a job an older version submitted)."""
-        with self.lock:
+        with self._current():
             if job.name in self._jobs:
                 raise ValueError(f"{job.name} already exists")
             self._jobs[job.name] = _copy(job)
             self._seq[job.name] = next(self._counter)
+            self._landed[job.name] = time.monotonic()
 
     def set_state(self, name: str, state, error=None) -> None:
         state = S[state] if isinstance(state, str) else S(state)
-        with self.lock:
+        with self._current():
             self._transition(self._jobs[name], state, error)
 
     def advance(self, name: str) -> None:
-        with self.lock:
+        with self._current():
             job = self._jobs[name]
             if job.state not in _NEXT:
                 raise ValueError(f"{name} is {job.state.name}; advance() only walks QUEUED -> PENDING -> RUNNING -> SUCCEEDED")
             self._transition(job, _NEXT[job.state])
 
     def preempt(self, name: str) -> None:
-        with self.lock:
+        with self._current():
             job = self._jobs[name]
             if job.state in TERMINAL:
                 raise ValueError(f"{name} already ended {job.state.name}; only a live job can be preempted")
@@ -233,11 +257,11 @@ class JobStore:
             self._preempt(job)
 
     def script(self, steps: tuple[Step, ...]) -> None:
-        with self.lock:
+        with self._current():
             self._queued_scripts.append(steps)
 
     def remove(self, name: str) -> None:
-        with self.lock:
+        with self._current():
             self._jobs[name]  # KeyError for an unknown job, like job()
             self._drop(name)
 
@@ -247,9 +271,44 @@ class JobStore:
             self.failures.clear()
 
     def reset(self) -> None:
-        """Back to a new store: no jobs, calls, faults, quota or switches (the servicer keeps this object)."""
+        """Back to a new store: no jobs, pending landings, calls, faults, quota or switches (the servicer
+        keeps this object, and the lock stays the one every waiting call holds a reference to)."""
         with self.lock:
-            self.__init__()
+            self._clear()
+            self.generation += 1
+
+    # --- landing; the lock is held --------------------------------------------------------
+
+    @contextmanager
+    def _current(self) -> Iterator[None]:
+        """Hold the lock with every landing that is due carried out, so whatever a call or a test sees
+        is the store as of now, whichever call happens to come first after a landing's time."""
+        with self.lock:
+            self._land_due()
+            yield
+
+    def _land_due(self) -> None:
+        now = time.monotonic()
+        while self._landings and self._landings[0].due <= now:
+            landing = heapq.heappop(self._landings)
+            self._land(landing.parent, landing.job, landing.create_time, landing.due)
+
+    def _land(self, parent: str, job: CustomJob, create_time: datetime, landed: float) -> CustomJob:
+        stored = _copy(job)
+        pb = CustomJob.pb(stored)
+        for server_field in _SERVER_FIELDS:
+            pb.ClearField(server_field)
+        name = self._new_name(parent)
+        stored.name = name
+        stored.state = S.JOB_STATE_QUEUED
+        stored.create_time = create_time
+        stored.update_time = create_time
+        self._jobs[name] = stored
+        self._seq[name] = next(self._counter)
+        self._landed[name] = landed
+        if self._queued_scripts:
+            self._scripts[name] = deque(self._queued_scripts.popleft())
+        return stored
 
     # --- helpers; the lock is held --------------------------------------------------------
 
@@ -259,7 +318,7 @@ class JobStore:
         return self._jobs[name]
 
     def _drop(self, name: str) -> None:
-        del self._jobs[name], self._seq[name]
+        del self._jobs[name], self._seq[name], self._landed[name]
         self._cancel_gets.pop(name, None)
         self._scripts.pop(name, None)
 
