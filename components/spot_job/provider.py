@@ -24,6 +24,7 @@ from pulumi.dynamic import (
     ResourceProvider,
     UpdateResult,
 )
+from pulumi.output import Unknown
 from pulumi.runtime import rpc
 
 from . import decision, redaction, resubmission, spec
@@ -54,13 +55,13 @@ class SpotTrainingJobProvider(ResourceProvider):
         threading.Thread(target=_import_vertex, name="spot-training-import", daemon=True).start()
 
     def check(self, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
-        failures = spec.validate(news, unknown=rpc.UNKNOWN)
+        failures = spec.validate(_marked(news), unknown=rpc.UNKNOWN)
         return CheckResult(news, [CheckFailure(f.path, f.reason) for f in failures])
 
     @reported_cleanly
     def diff(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
         # Only says what decision.decide decided: `update` and `create` carry out the same decision.
-        decided = decision.decide(olds, news, id_, unknown=rpc.UNKNOWN)
+        decided = decision.decide(_marked(olds), _marked(news), id_, unknown=rpc.UNKNOWN)
         if decided.reason:
             _report_to_stderr()  # the engine shows it in the preview
             (log.warning if decided.warns else log.info)("%s", decided.reason)
@@ -147,6 +148,19 @@ class SpotTrainingJobProvider(ResourceProvider):
         # in the region it ran in (a fallback rung may have moved it).
         for past in state.past_jobs:
             vertex.JobService(past.location, props.get("quotas")).delete(str(past), timeout)
+
+
+def _marked(value: Any) -> Any:
+    """`value` with each unknown the host hands over (a `pulumi.output.Unknown`: it deserializes
+    Check's and Diff's props keeping unknowns) written as the one marker the pure modules compare
+    with, `rpc.UNKNOWN`."""
+    if isinstance(value, Unknown):
+        return rpc.UNKNOWN
+    if isinstance(value, dict):
+        return {key: _marked(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_marked(item) for item in value]
+    return value
 
 
 def _import_vertex() -> None:
