@@ -47,8 +47,16 @@ def _flex(timeout=None, second=None, **machine) -> dict:
 def test_flex_start_follows_the_dynamic_workload_scheduler_requirements():
     # https://cloud.google.com/vertex-ai/docs/training/schedule-jobs-dws
     assert failures_at(_flex(timeout="604800s")) == {}
-    for gpu in spec.FLEX_START_GPUS:
-        assert failures_at(_flex(acceleratorType=gpu)) == {}, gpu
+    # Each GPU on a machine type that carries it (rules/gpu_machines.py): one GPU where the series has it.
+    machines = {
+        "NVIDIA_L4": "g2-standard-8", "NVIDIA_TESLA_A100": "a2-highgpu-1g", "NVIDIA_A100_80GB": "a2-ultragpu-1g",
+        "NVIDIA_H100_80GB": "a3-highgpu-1g", "NVIDIA_H100_MEGA_80GB": "a3-megagpu-8g", "NVIDIA_H200_141GB": "a3-ultragpu-8g",
+        "NVIDIA_B200": "a4-highgpu-8g",
+    }
+    assert set(machines) == set(spec.FLEX_START_GPUS)
+    for gpu, machine_type in machines.items():
+        count = 1 if machine_type.endswith(("-1g", "-8")) else 8
+        assert failures_at(_flex(machineType=machine_type, acceleratorType=gpu, acceleratorCount=count)) == {}, gpu
     same = _flex(second={"machineType": "g2-standard-8", "acceleratorType": "NVIDIA_L4", "acceleratorCount": 1})
     assert failures_at(same) == {}
     t4 = with_machine(acceleratorType="NVIDIA_TESLA_T4", acceleratorCount=1)
