@@ -43,6 +43,13 @@ MACHINES: dict[str, TpuMachine] = {
     ),
 }
 
+# The generations whose machine types need machineSpec.tpuTopology: the SDK's
+# tpu_topology, "This field is required for TPU v5 versions"
+# (googleapis/python-aiplatform google/cloud/aiplatform/jobs.py and
+# training_jobs.py, 91cc8ce4f015771b5d8c43c8764ea9dc9abdb216). No source says
+# so of v6e or TPU7x; a job of theirs without one is left to Google.
+TOPOLOGY_REQUIRED = ("v5e",)
+
 # TPU v2 and v3 run on machineType `cloud-tpu` with acceleratorType TPU_V2 or
 # TPU_V3: acceleratorCount "8 for single TPU or 32 or multiple of 32 for TPU Pods".
 LEGACY_MACHINE = "cloud-tpu"
