@@ -297,7 +297,7 @@ RULES = [
     # https://docs.cloud.google.com/gemini-enterprise-agent-platform/reference/rest/Shared.Types/CustomJobSpec
     ("replicaCount 0 in a worker pool", lambda: with_pool(1, replicaCount=0), "jobSpec.workerPoolSpecs[1].replicaCount"),
     ("a label value with a space", lambda: job_inputs(labels={"team": "computer vision"}), "labels.team"),
-    ("a label key that is too long", lambda: job_inputs(labels={"k" * 64: "v"}), "labels." + "k" * 64),
+    ("a label key that is too long", lambda: job_inputs(labels={"k" * 65: "v"}), "labels." + "k" * 65),
     ("the reserved submission label", lambda: job_inputs(labels={spec.SUBMISSION_LABEL: "x"}), f"labels.{spec.SUBMISSION_LABEL}"),
     ("more than 63 labels", lambda: job_inputs(labels={f"k{i}": "v" for i in range(64)}), "labels"),
     ("a display name over 128 characters", lambda: job_inputs(displayName="x" * 129), "displayName"),
