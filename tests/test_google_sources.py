@@ -96,6 +96,8 @@ REFUSED = [
     # 10. CustomJob.labels: "no longer than 64 characters (Unicode codepoints)"; a key starts with a letter.
     ("a label key of 65 code points", {**container(), "labels": {"k" * 65: "v"}}, "us-central1", "labels." + "k" * 65),
     ("a label key starting with a digit", {**container(), "labels": {"1team": "v"}}, "us-central1", "labels.1team"),
+    # 13. The deprecated LOW_COST stays refused, as this project's documented choice, pointing to SPOT.
+    ("the deprecated LOW_COST", container(scheduling={"strategy": "LOW_COST"}), "us-central1", "scheduling.strategy"),
     # 9. CustomJobSpec.network: "Where {project} is a project number" (custom_job.proto).
     ("a network named by project id", container(network="projects/acme-ml-dev/global/networks/training-vpc"), "us-central1", "network"),
 ]
@@ -135,6 +137,11 @@ ACCEPTED = [
     # 11. gcloud's SUPPORTED_TRAINING_REGIONS (command_lib/ai/constants.py).
     ("a job in asia-south2", gpu("g4-standard-48", "NVIDIA_RTX_PRO_6000", 1), "asia-south2"),
     ("a job in europe-north2", container(), "europe-north2"),
+    # 13. No source says Vertex refuses these: left to Google (the pack's advisory job-spec-advice speaks of the last three).
+    ("a timeout of 0s", container(scheduling={"timeout": "0s"}), "us-central1"),
+    ("maxWaitDuration on Spot", container(scheduling={"strategy": "SPOT", "maxWaitDuration": "3600s"}), "us-central1"),
+    ("an env variable set twice", {"workerPoolSpecs": [{**with_env(1)["workerPoolSpecs"][0], "containerSpec": {"imageUri": IMAGE, "env": [{"name": "A", "value": "1"}, {"name": "A", "value": "2"}]}}]}, "us-central1"),
+    ("a TensorBoard in another region", container(tensorboard="projects/acme-ml-dev/locations/europe-west4/tensorboards/1"), "us-central1"),
     # 12. NO_RESERVATION consumes no reservation, so Flex-start takes it.
     ("Flex-start saying it takes no reservation", gpu("g2-standard-8", "NVIDIA_L4", 1, "FLEX_START", reservationAffinity={"reservationAffinityType": "NO_RESERVATION"}), "us-central1"),
 ]
