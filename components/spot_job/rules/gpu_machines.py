@@ -14,6 +14,11 @@ https://cloud.google.com/compute/docs/gpus
 https://cloud.google.com/compute/docs/accelerator-optimized-machines
 https://cloud.google.com/vertex-ai/docs/training/configure-compute#specifying_gpus
 
+Cross-checked row by row (docs/rules.md, "The tables, row by row") against
+Google's GKE tool's table of GPU machine types and their GPUs per VM:
+AI-Hypercomputer/xpk src/xpk/core/system_characteristics.py
+(367c838253bea41e7d7716145ad6513f44c1a21e, 2026-06-25).
+
 A machine type the table does not name (a new series, a custom type) is left
 to Google to judge.
 """

@@ -1,4 +1,5 @@
-"""Where Spot VMs cannot run: on a persistent resource, or on a reservation."""
+"""Where Spot VMs cannot run: on a persistent resource, on a reservation, or on
+a GPU Google sells only through reservations (GB200, a4x-highgpu-4g)."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ googleapis/googleapis google/cloud/aiplatform/v1/custom_job.proto
 "You must use an image from this list" (the prebuilt containers for training);
 ContainerSpec.env and PythonPackageSpec.env "Maximum limit is 100";
 package_uris "The maximum number of package URIs is 100".
-env_var.proto: EnvVar.name "Must be a valid C identifier".
+google/cloud/aiplatform/v1/env_var.proto: EnvVar.name "Must be a valid C identifier".
 The list of prebuilt training images, all under {us,europe,asia}-docker.pkg.dev/vertex-ai/training/
 (the SDK's examples also write the older gcr.io/cloud-aiplatform/training/):
 https://cloud.google.com/vertex-ai/docs/training/pre-built-containers

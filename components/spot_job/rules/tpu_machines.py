@@ -12,6 +12,12 @@ training, so a job naming one is left to Google to judge):
 https://cloud.google.com/vertex-ai/docs/training/configure-compute#tpu
 https://docs.cloud.google.com/gemini-enterprise-agent-platform/machine-learning/training/configure-compute#tpu
 https://cloud.google.com/vertex-ai/docs/training/use-spot-vms
+
+Cross-checked row by row (docs/rules.md, "The tables, row by row") against
+Google's GKE TPU tool, whose table gives each machine type's topologies:
+AI-Hypercomputer/xpk src/xpk/core/system_characteristics.py
+(367c838253bea41e7d7716145ad6513f44c1a21e, 2026-06-25); MachineSpec.tpu_topology
+"Corresponds to the TPU topologies available from GKE" (machine_resources.proto).
 """
 
 from __future__ import annotations
