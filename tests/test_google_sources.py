@@ -14,6 +14,7 @@ import copy
 import pytest
 import yaml
 
+from components.spot_job.rules.reservations import BY_NAME
 from tests.cli_runner import spot_training_in_process
 from tests.fixtures import IMAGE
 from tests.program import one_job_inputs
@@ -233,3 +234,18 @@ def test_an_experiment_or_tensorboard_needs_a_service_account(tmp_path, host, em
     del inputs["jobSpec"]["serviceAccount"]
     checked = host.check(URN, {}, inputs)
     assert [f.property for f in checked.failures] == ["jobSpec.serviceAccount"]
+
+
+def test_values_a_preview_cannot_know_are_left_to_up():
+    """The new rules judge only what is known: a team image digest, a network or an account computed at deploy time pass the preview."""
+    from components.spot_job import spec
+
+    unknown = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
+    inputs = provider_inputs(one_job_inputs(), package(unknown), "us-central1")
+    inputs["jobSpec"].update(network=unknown, serviceAccount=unknown, tensorboard=TENSORBOARD)
+    inputs["jobSpec"]["workerPoolSpecs"][0]["machineSpec"] = {
+        "machineType": unknown, "acceleratorType": "NVIDIA_TESLA_T4", "acceleratorCount": 3,
+        "reservationAffinity": {"reservationAffinityType": "SPECIFIC_RESERVATION", "key": BY_NAME, "values": unknown},
+    }
+    inputs["jobSpec"]["scheduling"] = {"strategy": "STANDARD"}
+    assert [(f.path, f.reason) for f in spec.validate(inputs, unknown=unknown)] == []
