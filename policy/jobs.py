@@ -110,7 +110,8 @@ def _auto_strategy(spec) -> str:
             machine.get("acceleratorType") in _FLEX_START_GPUS
             and isinstance(count, (int, float))
             and count > 0
-            and not machine.get("reservationAffinity")
+            # NO_RESERVATION consumes none, so Flex-start takes it (issue 23.12)
+            and mapping(machine.get("reservationAffinity")).get("reservationAffinityType") not in ("ANY_RESERVATION", "SPECIFIC_RESERVATION")
         )
 
     timeout = str(mapping(spec.get("scheduling")).get("timeout") or "")
@@ -201,6 +202,52 @@ def _no_credentials_in_env(args, report_violation) -> None:
                     report_violation(f"{where} is a literal value, and its name says credential: {_USE_SECRET_MANAGER}")
 
 
+def _spec_advice(args, report_violation) -> None:
+    """What Vertex takes but most likely is not meant: this project's own advice, no rule of Google's
+    (docs/rules.md, "The project's own choices"), so it lives here and not among the resource's rules."""
+    try:
+        spec = mapping(args.props.get("jobSpec"))
+        pools = items(spec.get("workerPoolSpecs"))
+        scheduling = mapping(spec.get("scheduling"))
+    except UnknownValueError:
+        return  # the whole spec is computed; it is checked when `up` knows it
+    for i, pool in enumerate(pools):
+        for task in ("containerSpec", "pythonPackageSpec"):
+            try:
+                env = items(mapping(mapping(pool).get(task)).get("env"))
+            except UnknownValueError:
+                continue
+            seen: set[str] = set()
+            for j, var in enumerate(env):
+                try:
+                    name = mapping(var).get("name")
+                except UnknownValueError:
+                    continue
+                if isinstance(name, str) and name in seen:
+                    report_violation(
+                        f"jobSpec.workerPoolSpecs[{i}].{task}.env[{j}] sets {name} a second time; "
+                        "the API documents no order between the two: set it once"
+                    )
+                if isinstance(name, str):
+                    seen.add(name)
+    try:
+        strategy = scheduling.get("strategy") or DEFAULT_STRATEGY
+        if scheduling.get("maxWaitDuration") and strategy != "FLEX_START":
+            report_violation(
+                f"jobSpec.scheduling.maxWaitDuration applies only to strategy FLEX_START (custom_job.proto); "
+                f"with {strategy} it is ignored: drop it"
+            )
+        board, location = spec.get("tensorboard"), args.props.get("location")
+    except UnknownValueError:
+        return
+    match = re.match(r"^projects/[^/]+/locations/([^/]+)/tensorboards/[^/]+$", board) if isinstance(board, str) else None
+    if match and isinstance(location, str) and match.group(1) != location:
+        report_violation(
+            f"jobSpec.tensorboard is in {match.group(1)}, the job in {location}: a job writes to a TensorBoard of "
+            "its own region"
+        )
+
+
 POLICIES = [
     ResourceValidationPolicy(
         name="job-spot-strategy",
@@ -258,5 +305,17 @@ POLICIES = [
         enforcement_level=EnforcementLevel.MANDATORY,
         severity=Severity.CRITICAL,
         tags=["security", "secrets", "vertex-ai"],
+    ),
+    ResourceValidationPolicy(
+        name="job-spec-advice",
+        description=(
+            "What Vertex AI takes but a job most likely does not mean: an env variable set twice, "
+            "scheduling.maxWaitDuration on a strategy other than FLEX_START (ignored), a TensorBoard in another "
+            "region than the job. spot-training's own advice, no rule of Google's."
+        ),
+        validate=of_types((JOB,), _spec_advice),
+        enforcement_level=EnforcementLevel.ADVISORY,
+        severity=Severity.LOW,
+        tags=["correctness", "vertex-ai"],
     ),
 ]

@@ -263,6 +263,9 @@ def _job(
                 if isinstance(uri, str) else uri
                 for j, uri in enumerate(package["packageUris"])
             ]
+    if not stand_in.get("serviceAccount"):
+        # The team runs a job without one as its own training account (components/team.py).
+        stand_in["serviceAccount"] = "team-stand-in@stand-in.iam.gserviceaccount.com"
     inputs = {
         "project": project,
         "location": region,

@@ -5,18 +5,39 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = ROOT / "components" / "spot_job" / "rules"
-HELPERS = {"__init__.py", "known.py", "tpu_machines.py"}  # not rules: the list, the reader, the table
+HELPERS = {"__init__.py", "known.py"}  # not rules: the list, the reader
+# A source file of a repository a module cites: the API's protos, the SDK, gcloud, xpk.
+REPOSITORY_PATH = re.compile(r"(?:google/cloud/aiplatform|lib/googlecloudsdk|src/xpk)/[\w/]+\.(?:proto|py)")
 
 
-def test_every_rule_module_is_in_docs_rules_with_every_page_it_cites():
+def test_every_rule_module_is_in_docs_rules_with_every_source_it_cites():
     table = (ROOT / "docs" / "rules.md").read_text()
     for module in sorted(RULES.glob("*.py")):
         if module.name in HELPERS:
             continue
         assert f"`rules/{module.name}`" in table, f"docs/rules.md has no row for rules/{module.name}"
         row = next(line for line in table.splitlines() if f"`rules/{module.name}`" in line)
-        for url in set(re.findall(r"https://[^\s)\"'`,]+", module.read_text())):
+        text = module.read_text()
+        for url in set(re.findall(r"https://[^\s)\"'`,]+", text)):
             assert url in row, f"rules/{module.name} cites {url}, its row in docs/rules.md does not"
+        for path in set(REPOSITORY_PATH.findall(text)):
+            assert path in row, f"rules/{module.name} rests on {path}, its row in docs/rules.md does not say so"
+
+
+def test_docs_rules_gives_every_row_of_the_two_tables_its_source():
+    """Issue 23.14: each row of the accelerator and machine tables is in docs/rules.md with its source and date."""
+    from components.spot_job.rules import gpu_machines, region_offers, tpu_machines
+    from stack_config.regions import VERTEX_AI_REGIONS
+
+    rows = {}
+    for line in (ROOT / "docs" / "rules.md").read_text().splitlines():
+        if line.startswith("| `"):
+            rows[line.split("`")[1]] = line
+    for key in [*VERTEX_AI_REGIONS, *gpu_machines.ATTACHED, *tpu_machines.MACHINES, tpu_machines.LEGACY_MACHINE]:
+        assert key in rows, f"docs/rules.md has no row for {key}"
+        assert re.search(r"20\d\d-\d\d-\d\d", rows[key]), f"the row for {key} gives no date"
+    for region in region_offers.UNVERIFIED_REGIONS:
+        assert "unverified" in rows[region]
 
 
 def test_docs_rules_names_only_modules_that_exist():

@@ -40,6 +40,7 @@ DEFAULT_LEVELS = {
     "job-labels": "mandatory",
     "job-cmek": "mandatory",
     "job-env-no-credentials": "mandatory",
+    "job-spec-advice": "advisory",  # the project's own advice, no rule of Google's (issue 23.13)
     "residency-allowed-locations": "mandatory",
 }
 
@@ -172,6 +173,10 @@ VIOLATIONS = [
     ("job-env-no-credentials", JOB, changed(JOB, with_env(("AWS_ID", AWS_KEY_ID))), "env[0] (AWS_ID) holds what looks like an AWS access key"),
     ("job-env-no-credentials", JOB, changed(JOB, with_env(("LLM", OPENAI_KEY))), "env[0] (LLM) holds what looks like an OpenAI-style API key"),
     ("job-env-no-credentials", JOB, changed(JOB, with_env(("MODEL", HF_TOKEN))), "env[0] (MODEL) holds what looks like a Hugging Face token"),
+    # What the resource's rules no longer refuse, no source saying Vertex does (issue 23.13): advice here.
+    ("job-spec-advice", JOB, changed(JOB, with_env(("LOG_LEVEL", "info"), ("LOG_LEVEL", "debug"))), "jobSpec.workerPoolSpecs[0].containerSpec.env[1] sets LOG_LEVEL a second time"),
+    ("job-spec-advice", JOB, changed(JOB, lambda p: p["jobSpec"]["scheduling"].update(maxWaitDuration="3600s")), "jobSpec.scheduling.maxWaitDuration applies only to strategy FLEX_START"),
+    ("job-spec-advice", JOB, changed(JOB, lambda p: p["jobSpec"].update(tensorboard="projects/acme-ml-dev/locations/europe-west4/tensorboards/1")), "jobSpec.tensorboard is in europe-west4, the job in us-central1"),
 ]
 
 COMPLIANT_TOO = [
@@ -179,6 +184,9 @@ COMPLIANT_TOO = [
     pytest.param(JOB, changed(JOB, lambda p: p["jobSpec"]["scheduling"].update(strategy="FLEX_START")), id="job-flex-start"),
     pytest.param(JOB, changed(JOB, with_rung("FLEX_START")), id="job-flex-start-rung"),
     pytest.param(JOB, changed(JOB, with_rung("auto", pools=[L4, L4])), id="job-auto-rung-all-flex-start-gpus-is-flex-start"),
+    # NO_RESERVATION consumes none: Flex-start takes it, so `auto` still resolves to FLEX_START (issue 23.12).
+    pytest.param(JOB, changed(JOB, with_rung("auto", pools=[{**L4, "reservationAffinity": {"reservationAffinityType": "NO_RESERVATION"}}])), id="job-auto-rung-no-reservation-is-flex-start"),
+    pytest.param(JOB, changed(JOB, lambda p: p["jobSpec"].update(scheduling={"strategy": "FLEX_START", "maxWaitDuration": "3600s"})), id="job-flex-start-max-wait"),
     pytest.param(JOB, changed(JOB, lambda p: p.update(resubmission={"maxResubmissions": 3, "fallback": [{"afterStockouts": 2, "location": "us-east1"}]})), id="job-rung-without-strategy-keeps-the-jobs"),
     pytest.param(JOB, changed(JOB, python_package_job), id="job-prebuilt-executor-image-by-tag"),
     pytest.param(JOB, changed(JOB, lambda p: p["jobSpec"]["workerPoolSpecs"].append({})), id="job-empty-pool-slot"),

@@ -19,6 +19,7 @@ from . import (
     references,
     region_move,
     region_offers,
+    reservations,
     resubmission,
     scheduling,
     spot,
@@ -44,12 +45,15 @@ RULES = (
     scheduling.scheduling,
     spot.no_persistent_resource,
     references.references,
+    references.experiment,
     knobs.timeouts,
     knobs.quotas,
     resubmission.resubmission,
     region_move.region_moves,
     flex_start.flex_start,
+    reservations.specific_reservation,
     spot.no_reservation,
+    spot.reservation_only,
     tpu.single_pool,
 )
 

@@ -1,9 +1,16 @@
-"""A machine's accelerators: a type and a count go together.
+"""A machine's accelerators: a type and a count go together; the machine type
+carries them (gpu_machines.py); a GPU partition is asked for on one GPU.
+
 https://cloud.google.com/vertex-ai/docs/training/configure-compute#specifying_gpus
+googleapis/googleapis google/cloud/aiplatform/v1/machine_resources.proto
+(f8291d2b89f0017ab078a4c7378069bae5686f6f), MachineSpec.gpu_partition_size:
+"If set, the accelerator_count should be set to 1."
+The machine types' GPUs: https://cloud.google.com/compute/docs/gpus
 """
 
 from __future__ import annotations
 
+from . import gpu_machines
 from .known import Fail, Known
 
 
@@ -19,3 +26,40 @@ def accelerators(k: Known, fail: Fail) -> None:
             fail(f"{path}.acceleratorCount", "is required when acceleratorType is set")
         elif has_type and count == 0:
             fail(f"{path}.acceleratorCount", "must be at least 1 when acceleratorType is set")
+        elif k.has(machine, "gpuPartitionSize") and count is not None and count != 1:
+            fail(
+                f"{path}.acceleratorCount",
+                f"is {count}; with gpuPartitionSize Vertex AI partitions one GPU, so acceleratorCount must be 1",
+            )
+        else:
+            _carried(k, machine, path, fail)
+
+
+def _carried(k: Known, machine: dict, path: str, fail: Fail) -> None:
+    """The GPU type and count are ones the machine type carries."""
+    machine_type = k.text(machine, "machineType")
+    accelerator = k.text(machine, "acceleratorType")
+    count = k.number(machine, "acceleratorCount")
+    if machine_type is None or accelerator is None or count is None or accelerator.startswith("TPU_"):
+        return  # unknown in a preview, no GPU, or a TPU (tpu.py)
+    attached = gpu_machines.ATTACHED.get(machine_type)
+    if attached is not None:
+        takes = f"{machine_type} carries {attached.count} {attached.accelerator_type}"
+        write = f"write acceleratorType {attached.accelerator_type} and acceleratorCount {attached.count}"
+        if accelerator != attached.accelerator_type:
+            fail(f"{path}.acceleratorType", f"{takes}, not {accelerator}; {write}, or pick a machine type for {accelerator}")
+        elif count != attached.count:
+            fail(f"{path}.acceleratorCount", f"{takes}, not {count}; {write}, or pick the machine type of that size")
+    elif gpu_machines.is_n1(machine_type):
+        counts = gpu_machines.N1_GPUS.get(accelerator)
+        if counts is None:
+            fail(
+                f"{path}.acceleratorType",
+                f"N1 machine types take only {', '.join(gpu_machines.N1_GPUS)}; {accelerator} comes with its own "
+                "machine type (A2, A3, A4, G2, G4)",
+            )
+        elif count not in counts:
+            fail(
+                f"{path}.acceleratorCount",
+                f"{accelerator} attaches to N1 machine types in counts of {', '.join(map(str, counts))}, not {count}",
+            )

@@ -1,5 +1,12 @@
 """A worker pool's boot disk: its size and type.
 
+googleapis/googleapis google/cloud/aiplatform/v1/machine_resources.proto
+(f8291d2b89f0017ab078a4c7378069bae5686f6f), DiskSpec: "Valid values: "pd-ssd"
+..., "pd-standard" ... or "hyperdisk-balanced""; size "default is 100GB".
+googleapis/python-aiplatform google/cloud/aiplatform/jobs.py
+(91cc8ce4f015771b5d8c43c8764ea9dc9abdb216): "boot disk size must be within the
+range of [100, 64000]".
+
 https://cloud.google.com/vertex-ai/docs/training/configure-compute (boot disk type and size)
 https://docs.cloud.google.com/dotnet/docs/reference/Google.Cloud.AIPlatform.V1Beta1/latest/Google.Cloud.AIPlatform.V1Beta1.DiskSpec
 (valid types "pd-ssd", "pd-standard" or "hyperdisk-balanced"; default size 100GB)

@@ -1,4 +1,7 @@
 """A CustomJob's displayName: required, at most 128 UTF-8 characters.
+googleapis/googleapis google/cloud/aiplatform/v1/custom_job.proto
+(f8291d2b89f0017ab078a4c7378069bae5686f6f): display_name REQUIRED, "can be up
+to 128 characters long and can consist of any UTF-8 characters".
 https://cloud.google.com/vertex-ai/docs/reference/rest/v1/projects.locations.customJobs#CustomJob
 """
 

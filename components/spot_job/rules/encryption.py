@@ -1,4 +1,7 @@
 """Customer-managed encryption (CMEK): the key must be in the job's location.
+googleapis/python-aiplatform google/cloud/aiplatform/jobs.py
+(91cc8ce4f015771b5d8c43c8764ea9dc9abdb216): "The key needs to be in the same
+region as where the compute resource is created."
 https://cloud.google.com/vertex-ai/docs/general/cmek
 """
 

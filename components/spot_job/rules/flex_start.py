@@ -27,6 +27,10 @@ FLEX_START_GPUS = (
     "NVIDIA_B200",
 )
 FLEX_START_MAX_TIMEOUT_SECONDS = 7 * 24 * 3600
+# The affinities that consume a reservation; NO_RESERVATION ("Do not consume
+# from any reserved capacity", reservation_affinity.proto) says what Flex-start
+# does anyway, and is accepted.
+CONSUMING_AFFINITIES = ("ANY_RESERVATION", "SPECIFIC_RESERVATION")
 
 
 def problems(inputs: dict[str, Any]) -> list[tuple[str, str]]:
@@ -46,7 +50,8 @@ def problems(inputs: dict[str, Any]) -> list[tuple[str, str]]:
             found.append((f"{path}.acceleratorType", f"FLEX_START takes only these GPUs: {gpus}"))
         elif _machine_config(pool) != first:
             found.append((path, "FLEX_START needs the same machineSpec in every worker pool as in workerPoolSpecs[0]"))
-        if machine.get("reservationAffinity"):
+        affinity = machine.get("reservationAffinity") or {}
+        if isinstance(affinity, dict) and affinity.get("reservationAffinityType") in CONSUMING_AFFINITIES:
             found.append((f"{path}.reservationAffinity", "FLEX_START cannot consume a reservation; remove reservationAffinity"))
     timeout = (spec.get("scheduling") or {}).get("timeout")
     if is_duration(timeout) and duration_seconds(timeout) > FLEX_START_MAX_TIMEOUT_SECONDS:

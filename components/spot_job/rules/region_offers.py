@@ -97,9 +97,9 @@ _PAGE_ROWS = {
     "us-west3": "A100 40GB, B200*",
     "us-west4": "A100 40GB*, H100, H100 Mega, L4†, T4, TPU v5e",
 }
-# Regions the same page lists for custom model training (stack_config/regions.py)
-# that have no row in the accelerator table, which "lists all the available
-# accelerators for each region": they offer none.
+# Regions the locations page lists for custom model training that have no row
+# in the accelerator table, which "lists all the available accelerators for
+# each region": they offer none.
 _NO_ROW = (
     "africa-south1",
     "asia-northeast2",
@@ -110,6 +110,12 @@ _NO_ROW = (
     "europe-west12",
     "me-central1",
 )
+
+# Regions gcloud's list of training regions names (stack_config/regions.py)
+# that the locations page, as read here, neither lists for custom training nor
+# gives a row: no source says what they offer, so every accelerator there is
+# left to Google to judge (unverified).
+UNVERIFIED_REGIONS = ("europe-north2", "europe-west15", "us-west8")
 
 
 def _for_training(row: str) -> frozenset[str]:

@@ -1,18 +1,28 @@
-"""jobSpec.scheduling: the strategy's current names, a timeout above zero,
-and maxWaitDuration only where it means something (FLEX_START).
+"""jobSpec.scheduling: the strategy's current names.
+
+googleapis/googleapis google/cloud/aiplatform/v1/custom_job.proto
+(f8291d2b89f0017ab078a4c7378069bae5686f6f), Scheduling.Strategy: ON_DEMAND and
+LOW_COST are `[deprecated = true]`, still valid values. Refusing them is this
+project's own choice (docs/rules.md, "The project's own choices"): the
+provider's Spot lifecycle (stockout resubmission, the fallback ladder, the
+pack's job-spot-strategy) is built on SPOT, STANDARD and FLEX_START, and
+LOW_COST ("making potential use of spot resources") mixes Spot and on-demand
+capacity in a way no source describes. The error names the current value.
 https://cloud.google.com/vertex-ai/docs/reference/rest/v1/CustomJobSpec#scheduling
+
+Not refused here, no source saying Vertex refuses them: a timeout of 0s (left
+to Google), and maxWaitDuration with a strategy other than FLEX_START (ignored
+by Vertex; the policy pack's advisory job-spec-advice says so).
 """
 
 from __future__ import annotations
 
-from ..values import duration_seconds, is_duration
 from .known import Fail, Known
 
-# Scheduling.Strategy: ON_DEMAND and LOW_COST are deprecated names.
-# https://cloud.google.com/vertex-ai/docs/reference/rest/v1/CustomJobSpec#strategy
 DEPRECATED_STRATEGIES = {
-    "ON_DEMAND": "is deprecated by Vertex AI; use STANDARD",
-    "LOW_COST": "is deprecated by Vertex AI; use SPOT",
+    "ON_DEMAND": "is deprecated by Vertex AI (custom_job.proto); use STANDARD, the same on-demand capacity",
+    "LOW_COST": "is deprecated by Vertex AI (custom_job.proto); use SPOT: spot-training runs its Spot lifecycle "
+    "(resubmission, fallback) on SPOT, STANDARD and FLEX_START only",
 }
 
 
@@ -21,11 +31,3 @@ def scheduling(k: Known, fail: Fail) -> None:
     strategy = k.text(values, "strategy")
     if strategy in DEPRECATED_STRATEGIES:
         fail("jobSpec.scheduling.strategy", f"{strategy} {DEPRECATED_STRATEGIES[strategy]}")
-    timeout = k.text(values, "timeout")
-    if is_duration(timeout) and duration_seconds(timeout) <= 0:
-        fail("jobSpec.scheduling.timeout", "must be longer than 0s")
-    if k.has(values, "maxWaitDuration") and k.strategy() not in (None, "FLEX_START"):
-        fail(
-            "jobSpec.scheduling.maxWaitDuration",
-            f"only applies to strategy FLEX_START; the strategy here is {k.strategy()}",
-        )

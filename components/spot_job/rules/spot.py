@@ -1,4 +1,5 @@
-"""Where Spot VMs cannot run: on a persistent resource, or on a reservation."""
+"""Where Spot VMs cannot run: on a persistent resource, on a reservation, or on
+a GPU Google sells only through reservations (GB200, a4x-highgpu-4g)."""
 
 from __future__ import annotations
 
@@ -39,4 +40,28 @@ def no_reservation(k: Known, fail: Fail) -> None:
                 f"jobSpec.workerPoolSpecs[{i}].machineSpec.reservationAffinity.reservationAffinityType",
                 f"{kind} cannot be used with Spot VMs (a Spot VM consumes no reservation); "
                 "remove reservationAffinity to run on Spot, or use scheduling.strategy STANDARD to consume the reservation",
+            )
+
+
+# GPUs Google sells only through reservations: Spot VMs and Flex-start take
+# "Any GPU machine except A4X" (AI Hypercomputer, "Consumption options": A4X
+# capacity comes as future reservations). A Spot VM consumes no reservation,
+# so a Spot job on one would queue until its timeout.
+# https://cloud.google.com/ai-hypercomputer/docs/consumption-models
+RESERVATION_ONLY_MACHINES = ("a4x-highgpu-4g",)
+RESERVATION_ONLY_GPUS = ("NVIDIA_GB200",)
+
+
+def reservation_only(k: Known, fail: Fail) -> None:
+    if k.strategy() != "SPOT":
+        return
+    for _, path, machine in k.pool_parts("machineSpec"):
+        machine_type = k.text(machine, "machineType")
+        accelerator = k.text(machine, "acceleratorType")
+        if machine_type in RESERVATION_ONLY_MACHINES or accelerator in RESERVATION_ONLY_GPUS:
+            fail(
+                f"{path}.machineType",
+                f"{machine_type or accelerator} ({accelerator or 'NVIDIA_GB200'}) is sold only through reservations, and a "
+                "Spot VM consumes none: the job would wait in the queue until its timeout; use scheduling.strategy "
+                "STANDARD with reservationAffinity naming your reservation",
             )

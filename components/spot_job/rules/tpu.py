@@ -6,6 +6,9 @@ host (tpu_machines.py), not from a name pattern: tpu7x-standard-4t with
 2x2x1 is one host.
 https://cloud.google.com/vertex-ai/docs/training/configure-compute#tpu
 https://cloud.google.com/vertex-ai/docs/training/use-spot-vms
+A TPU v5e machine type needs its tpuTopology: the SDK's tpu_topology, "This
+field is required for TPU v5 versions" (googleapis/python-aiplatform
+google/cloud/aiplatform/jobs.py, 91cc8ce4f015771b5d8c43c8764ea9dc9abdb216).
 """
 
 from __future__ import annotations
@@ -31,6 +34,11 @@ def topology(k: Known, fail: Fail) -> None:
             fail(
                 f"{path}.tpuTopology",
                 f"{machine_type} ({known.generation}) takes the topologies {', '.join(known.topologies)}; got {value!r}",
+            )
+        if value is None and known and known.generation in tpu_machines.TOPOLOGY_REQUIRED and not k.is_unknown(machine.get("tpuTopology")):
+            fail(
+                f"{path}.tpuTopology",
+                f"is required for {machine_type} (TPU {known.generation}); it takes {', '.join(known.topologies)}",
             )
         count = k.number(machine, "acceleratorCount")
         if machine_type == tpu_machines.LEGACY_MACHINE and count and not tpu_machines.legacy_count_ok(count):

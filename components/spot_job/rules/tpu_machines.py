@@ -12,6 +12,12 @@ training, so a job naming one is left to Google to judge):
 https://cloud.google.com/vertex-ai/docs/training/configure-compute#tpu
 https://docs.cloud.google.com/gemini-enterprise-agent-platform/machine-learning/training/configure-compute#tpu
 https://cloud.google.com/vertex-ai/docs/training/use-spot-vms
+
+Cross-checked row by row (docs/rules.md, "The tables, row by row") against
+Google's GKE TPU tool, whose table gives each machine type's topologies:
+AI-Hypercomputer/xpk src/xpk/core/system_characteristics.py
+(367c838253bea41e7d7716145ad6513f44c1a21e, 2026-06-25); MachineSpec.tpu_topology
+"Corresponds to the TPU topologies available from GKE" (machine_resources.proto).
 """
 
 from __future__ import annotations
@@ -42,6 +48,13 @@ MACHINES: dict[str, TpuMachine] = {
         "TPU7x", 4, ("2x2x1", "2x2x2", "2x2x4", "2x4x4", "4x4x4", "4x4x8", "4x8x8", "8x8x8", "8x8x16")
     ),
 }
+
+# The generations whose machine types need machineSpec.tpuTopology: the SDK's
+# tpu_topology, "This field is required for TPU v5 versions"
+# (googleapis/python-aiplatform google/cloud/aiplatform/jobs.py and
+# training_jobs.py, 91cc8ce4f015771b5d8c43c8764ea9dc9abdb216). No source says
+# so of v6e or TPU7x; a job of theirs without one is left to Google.
+TOPOLOGY_REQUIRED = ("v5e",)
 
 # TPU v2 and v3 run on machineType `cloud-tpu` with acceleratorType TPU_V2 or
 # TPU_V3: acceleratorCount "8 for single TPU or 32 or multiple of 32 for TPU Pods".

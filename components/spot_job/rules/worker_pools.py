@@ -2,7 +2,12 @@
 evaluators), the chief one replica, every set pool one task and a machine.
 
 CustomJobSpec.workerPoolSpecs: "All worker pools except the first one are
-optional and can be skipped by providing an empty value."
+optional and can be skipped by providing an empty value." (googleapis/googleapis
+google/cloud/aiplatform/v1/custom_job.proto, f8291d2b89f0017ab078a4c7378069bae5686f6f).
+The four pools in order (chief, worker, server, evaluator), "Chief spec replica
+count cannot be greater than 1", a pool without replicas sent as {}:
+googleapis/python-aiplatform google/cloud/aiplatform/utils/worker_spec_utils.py
+(91cc8ce4f015771b5d8c43c8764ea9dc9abdb216).
 https://cloud.google.com/vertex-ai/docs/training/distributed-training#cluster-spec-format
 https://docs.cloud.google.com/gemini-enterprise-agent-platform/reference/rest/Shared.Types/CustomJobSpec
 """

@@ -1,0 +1,251 @@
+"""Google's rules from Google's own definitions (issue 23): what Vertex refuses is
+refused by its config path before any call, what it accepts is accepted.
+
+Each case goes through the two layers a user meets: `spot-training validate`
+on a stack file (the config path), and the provider's `Check` under the
+dynamic provider host (the field path). The sources are cited per case; the
+rules and their sources are listed in docs/rules.md.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import yaml
+
+from components.spot_job.rules.reservations import BY_NAME
+from tests.cli_runner import spot_training_in_process
+from tests.fixtures import IMAGE
+from tests.program import one_job_inputs
+from tests.provider_host import JOB_TYPE
+from tests.shared_host import emulator, host  # noqa: F401 (fixtures: one host per module)
+
+URN = f"urn:pulumi:dev::spot-training::{JOB_TYPE}::job"
+POOL = "workerPoolSpecs[0]"
+MACHINE = f"{POOL}.machineSpec"
+PREBUILT = "us-docker.pkg.dev/vertex-ai/training/sklearn-cpu.1-6:latest"
+PACKAGE = "gs://acme-ml-dev-staging/packages/trainer-0.1.0.tar.gz"
+PROJECT_NUMBER_NETWORK = "projects/123456789012/global/networks/training-vpc"
+EXPERIMENT = "projects/acme-ml-dev/locations/us-central1/metadataStores/default/contexts/resnet"
+TENSORBOARD = "projects/acme-ml-dev/locations/us-central1/tensorboards/123"
+
+
+def container(machine: dict | None = None, **spec) -> dict:
+    """A job (the config's form: CustomJobSpec fields, plus labels, ...) on one container pool."""
+    pool = {"machineSpec": machine or {"machineType": "n1-standard-4"}, "replicaCount": 1, "containerSpec": {"imageUri": IMAGE}}
+    return {"workerPoolSpecs": [pool], **spec}
+
+
+def gpu(machine_type: str, accelerator_type: str, count: int, strategy: str | None = None, **machine) -> dict:
+    job = container({"machineType": machine_type, "acceleratorType": accelerator_type, "acceleratorCount": count, **machine})
+    if strategy:
+        job["scheduling"] = {"strategy": strategy}
+    return job
+
+
+def package(executor: str, env: list | None = None) -> dict:
+    spec = {"executorImageUri": executor, "packageUris": [PACKAGE], "pythonModule": "trainer.task", **({"env": env} if env else {})}
+    return {"workerPoolSpecs": [{"machineSpec": {"machineType": "n1-standard-4"}, "replicaCount": 1, "pythonPackageSpec": spec}]}
+
+
+def with_env(n: int) -> dict:
+    job = container()
+    job["workerPoolSpecs"][0]["containerSpec"]["env"] = [{"name": f"V{i}", "value": "1"} for i in range(n)]
+    return job
+
+
+def tpu(machine_type: str, topology: str | None) -> dict:
+    return container({"machineType": machine_type, **({"tpuTopology": topology} if topology else {})})
+
+
+REFUSED = [
+    # 1. PythonPackageSpec.executor_image_uri: "You must use an image from this list" (custom_job.proto).
+    ("a python package on an image of the team's own", package(IMAGE), "us-central1", f"{POOL}.pythonPackageSpec.executorImageUri"),
+    # 2. ContainerSpec.env, PythonPackageSpec.env: "Maximum limit is 100." (custom_job.proto)
+    ("101 env entries in a container", with_env(101), "us-central1", f"{POOL}.containerSpec.env"),
+    (
+        "101 env entries in a python package",
+        package(PREBUILT, [{"name": f"V{i}", "value": "1"} for i in range(101)]),
+        "us-central1",
+        f"{POOL}.pythonPackageSpec.env",
+    ),
+    # 3. MachineSpec.gpu_partition_size: "If set, the accelerator_count should be set to 1." (machine_resources.proto)
+    ("a GPU partition on two GPUs", gpu("a2-highgpu-2g", "NVIDIA_TESLA_A100", 2, gpuPartitionSize="1g.5gb"), "us-central1", f"{MACHINE}.acceleratorCount"),
+    # 4. ReservationAffinity: "When chosen, the reservation must be identified via the key and values fields."
+    (
+        "a specific reservation without its name",
+        gpu("a2-highgpu-1g", "NVIDIA_TESLA_A100", 1, "STANDARD", reservationAffinity={"reservationAffinityType": "SPECIFIC_RESERVATION"}),
+        "us-central1",
+        f"{MACHINE}.reservationAffinity.key",
+    ),
+    # 5. The SDK's tpu_topology: "This field is required for TPU v5 versions." (jobs.py)
+    ("a TPU v5e machine without a topology", tpu("ct5lp-hightpu-4t", None), "us-west1", f"{MACHINE}.tpuTopology"),
+    # 6. Compute Engine's GPU machine types: each A/G machine type carries one GPU type, in one count.
+    ("a T4 on an A2 machine", gpu("a2-highgpu-1g", "NVIDIA_TESLA_T4", 1), "us-central1", f"{MACHINE}.acceleratorType"),
+    ("two A100s on a one-GPU A2 machine", gpu("a2-highgpu-1g", "NVIDIA_TESLA_A100", 2), "us-central1", f"{MACHINE}.acceleratorCount"),
+    ("an H100 80GB on an H100 Mega machine", gpu("a3-megagpu-8g", "NVIDIA_H100_80GB", 8), "us-central1", f"{MACHINE}.acceleratorType"),
+    ("one L4 on a two-L4 G2 machine", gpu("g2-standard-24", "NVIDIA_L4", 1), "us-central1", f"{MACHINE}.acceleratorCount"),
+    ("an L4 on an N1 machine", gpu("n1-standard-8", "NVIDIA_L4", 1), "us-central1", f"{MACHINE}.acceleratorType"),
+    ("three T4s on an N1 machine", gpu("n1-standard-8", "NVIDIA_TESLA_T4", 3), "us-central1", f"{MACHINE}.acceleratorCount"),
+    # 7. The SDK's CustomJob.run: "'experiment' and 'tensorboard' cannot be set together";
+    #    experiment_run "can only be set when `experiment` is set".
+    ("an experiment and a TensorBoard", container(experiment=EXPERIMENT, tensorboard=TENSORBOARD), "us-central1", "experiment"),
+    ("an experiment run without its experiment", container(experimentRun=EXPERIMENT + "-run-1"), "us-central1", "experimentRun"),
+    # 8. Spot on a GPU sold only through reservations: "Any GPU machine except A4X" (AI Hypercomputer consumption options).
+    ("GB200 on Spot", gpu("a4x-highgpu-4g", "NVIDIA_GB200", 4), "us-central1", f"{MACHINE}.machineType"),
+    # 10. CustomJob.labels: "no longer than 64 characters (Unicode codepoints)"; a key starts with a letter.
+    ("a label key of 65 code points", {**container(), "labels": {"k" * 65: "v"}}, "us-central1", "labels." + "k" * 65),
+    ("a label key starting with a digit", {**container(), "labels": {"1team": "v"}}, "us-central1", "labels.1team"),
+    # 13. The deprecated LOW_COST stays refused, as this project's documented choice, pointing to SPOT.
+    ("the deprecated LOW_COST", container(scheduling={"strategy": "LOW_COST"}), "us-central1", "scheduling.strategy"),
+    # 9. CustomJobSpec.network: "Where {project} is a project number" (custom_job.proto).
+    ("a network named by project id", container(network="projects/acme-ml-dev/global/networks/training-vpc"), "us-central1", "network"),
+]
+
+ACCEPTED = [
+    # Google's own forms, as Google's pages and the SDK write them.
+    ("a python package on a prebuilt image", package(PREBUILT), "us-central1"),
+    ("a python package on the SDK's example image", package("gcr.io/cloud-aiplatform/training/tf-cpu.2-2:latest"), "us-central1"),
+    ("a python package on a prebuilt image in Europe", package("europe-docker.pkg.dev/vertex-ai/training/pytorch-gpu.2-4.py310:latest"), "us-central1"),
+    ("100 env entries", with_env(100), "us-central1"),
+    ("a GPU partition on one A100", gpu("a2-highgpu-1g", "NVIDIA_TESLA_A100", 1, gpuPartitionSize="1g.5gb"), "us-central1"),
+    (
+        "a specific reservation named by key and values",
+        gpu(
+            "a2-highgpu-1g", "NVIDIA_TESLA_A100", 1, "STANDARD",
+            reservationAffinity={
+                "reservationAffinityType": "SPECIFIC_RESERVATION",
+                "key": "compute.googleapis.com/reservation-name",
+                "values": ["projects/acme-ml-dev/zones/us-central1-a/reservations/a100"],
+            },
+        ),
+        "us-central1",
+    ),
+    ("a TPU v5e slice with its topology", tpu("ct5lp-hightpu-4t", "2x2"), "us-west1"),
+    ("one A100 on a2-highgpu-1g", gpu("a2-highgpu-1g", "NVIDIA_TESLA_A100", 1), "us-central1"),
+    ("sixteen A100s on a2-megagpu-16g", gpu("a2-megagpu-16g", "NVIDIA_TESLA_A100", 16), "us-central1"),
+    ("eight H100s on a3-highgpu-8g", gpu("a3-highgpu-8g", "NVIDIA_H100_80GB", 8), "us-central1"),
+    ("two L4s on g2-standard-24", gpu("g2-standard-24", "NVIDIA_L4", 2), "us-central1"),
+    ("four T4s on an N1 machine", gpu("n1-standard-16", "NVIDIA_TESLA_T4", 4), "us-central1"),
+    ("an experiment with its run", container(experiment=EXPERIMENT, experimentRun=EXPERIMENT + "-run-1"), "us-central1"),
+    ("a TensorBoard", container(tensorboard=TENSORBOARD), "us-central1"),
+    ("a network named by project number", container(network=PROJECT_NUMBER_NETWORK), "us-central1"),
+    ("GB200 on STANDARD", gpu("a4x-highgpu-4g", "NVIDIA_GB200", 4, "STANDARD"), "us-central1"),
+    # 10. CustomJob.labels: "International characters are allowed", "no longer than 64 characters (Unicode codepoints)".
+    ("a label key in another script", {**container(), "labels": {"équipe": "vision", "部署": "ビジョン"}}, "us-central1"),
+    ("a label key and value of 64 code points", {**container(), "labels": {"k" * 64: "é" * 64}}, "us-central1"),
+    # 11. gcloud's SUPPORTED_TRAINING_REGIONS (command_lib/ai/constants.py).
+    ("a job in asia-south2", gpu("g4-standard-48", "NVIDIA_RTX_PRO_6000", 1), "asia-south2"),
+    ("a job in europe-north2", container(), "europe-north2"),
+    # 13. No source says Vertex refuses these: left to Google (the pack's advisory job-spec-advice speaks of the last three).
+    ("a timeout of 0s", container(scheduling={"timeout": "0s"}), "us-central1"),
+    ("maxWaitDuration on Spot", container(scheduling={"strategy": "SPOT", "maxWaitDuration": "3600s"}), "us-central1"),
+    ("an env variable set twice", {"workerPoolSpecs": [{**with_env(1)["workerPoolSpecs"][0], "containerSpec": {"imageUri": IMAGE, "env": [{"name": "A", "value": "1"}, {"name": "A", "value": "2"}]}}]}, "us-central1"),
+    ("a TensorBoard in another region", container(tensorboard="projects/acme-ml-dev/locations/europe-west4/tensorboards/1"), "us-central1"),
+    # 12. NO_RESERVATION consumes no reservation, so Flex-start takes it.
+    ("Flex-start saying it takes no reservation", gpu("g2-standard-8", "NVIDIA_L4", 1, "FLEX_START", reservationAffinity={"reservationAffinityType": "NO_RESERVATION"}), "us-central1"),
+]
+
+
+def stack_file(job: dict, region: str, **team) -> str:
+    config = {
+        "gcp:project": "acme-ml-dev",
+        "gcp:region": region,
+        "spot-training:environment": "dev",
+        "spot-training:teams": {"vision": {"members": ["group:vision-ml@acme.example"], **team, "jobs": {"job": job}}},
+    }
+    return yaml.safe_dump({"config": config}, allow_unicode=True)
+
+
+def validate(tmp_path, job: dict, region: str):
+    (tmp_path / "Pulumi.dev.yaml").write_text(stack_file(job, region), encoding="utf-8")
+    return spot_training_in_process("validate", "dev", stacks_dir=tmp_path)
+
+
+@pytest.fixture(scope="module")
+def program_inputs():
+    return one_job_inputs()
+
+
+def provider_inputs(base: dict, job: dict, region: str) -> dict:
+    """What the program registers for `job`: its fields over the team's defaults (service account, output directory)."""
+    inputs = copy.deepcopy(base)
+    inputs["location"] = region
+    for key, value in copy.deepcopy(job).items():
+        if key == "labels":
+            inputs["labels"] = {**inputs["labels"], **value}
+        else:
+            inputs["jobSpec"][key] = value
+    return inputs
+
+
+def field_path(config_path: str) -> str:
+    return config_path if config_path.startswith("labels") else f"jobSpec.{config_path}"
+
+
+@pytest.mark.parametrize("job, region, path", [c[1:] for c in REFUSED], ids=[c[0] for c in REFUSED])
+def test_validate_refuses_by_config_path(tmp_path, job, region, path):
+    done = validate(tmp_path, job, region)
+    assert done.returncode == 1, done.stdout
+    assert "Traceback" not in done.stderr
+    assert f"spot-training:teams.vision.jobs.job.{path}: " in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("job, region, path", [c[1:] for c in REFUSED], ids=[c[0] for c in REFUSED])
+def test_check_under_the_host_refuses_by_field_path(host, emulator, program_inputs, job, region, path):
+    checked = host.check(URN, {}, provider_inputs(program_inputs, job, region))
+    failures = {f.property: f.reason for f in checked.failures}
+    assert field_path(path) in failures, failures
+    assert sum(emulator.calls.values()) == 0
+
+
+@pytest.mark.parametrize("job, region", [c[1:] for c in ACCEPTED], ids=[c[0] for c in ACCEPTED])
+def test_validate_accepts(tmp_path, job, region):
+    done = validate(tmp_path, job, region)
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("job, region", [c[1:] for c in ACCEPTED], ids=[c[0] for c in ACCEPTED])
+def test_check_under_the_host_accepts(host, emulator, program_inputs, job, region):
+    checked = host.check(URN, {}, provider_inputs(program_inputs, job, region))
+    assert list(checked.failures) == []
+
+
+def test_a_team_image_as_executor_image_is_refused_saying_to_use_a_container(tmp_path):
+    # docs/config.md once showed executorImageUri: "${images.trainer}"; Vertex takes only its prebuilt images there.
+    job = package("${images.trainer}")
+    text = stack_file(job, "us-central1", images={"trainer": {"name": "trainer", "tag": "2026-11-30"}})
+    (tmp_path / "Pulumi.dev.yaml").write_text(text, encoding="utf-8")
+    done = spot_training_in_process("validate", "dev", stacks_dir=tmp_path)
+    assert done.returncode == 1
+    line = next(x for x in done.stderr.splitlines() if f"jobs.job.{POOL}.pythonPackageSpec.executorImageUri: " in x)
+    assert "prebuilt training images" in line and "containerSpec.imageUri" in line
+    assert "stand-in" not in done.stderr
+
+
+@pytest.mark.parametrize("field, value", [("experiment", EXPERIMENT), ("tensorboard", TENSORBOARD)])
+def test_an_experiment_or_tensorboard_needs_a_service_account(tmp_path, host, emulator, program_inputs, field, value):
+    # The SDK: "`service_account` is required with provided `experiment`" (and `tensorboard`).
+    # Through the config the team's own training account is that account, so the job is valid...
+    assert validate(tmp_path, container(**{field: value}), "us-central1").returncode == 0
+    # ...and a job registered without one (the typed API, a hand-written program) is refused at Check.
+    inputs = provider_inputs(program_inputs, container(**{field: value}), "us-central1")
+    del inputs["jobSpec"]["serviceAccount"]
+    checked = host.check(URN, {}, inputs)
+    assert [f.property for f in checked.failures] == ["jobSpec.serviceAccount"]
+
+
+def test_values_a_preview_cannot_know_are_left_to_up():
+    """The new rules judge only what is known: a team image digest, a network or an account computed at deploy time pass the preview."""
+    from components.spot_job import spec
+
+    unknown = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
+    inputs = provider_inputs(one_job_inputs(), package(unknown), "us-central1")
+    inputs["jobSpec"].update(network=unknown, serviceAccount=unknown, tensorboard=TENSORBOARD)
+    inputs["jobSpec"]["workerPoolSpecs"][0]["machineSpec"] = {
+        "machineType": unknown, "acceleratorType": "NVIDIA_TESLA_T4", "acceleratorCount": 3,
+        "reservationAffinity": {"reservationAffinityType": "SPECIFIC_RESERVATION", "key": BY_NAME, "values": unknown},
+    }
+    inputs["jobSpec"]["scheduling"] = {"strategy": "STANDARD"}
+    assert [(f.path, f.reason) for f in spec.validate(inputs, unknown=unknown)] == []
