@@ -5,11 +5,12 @@
 `plan.json` is what `pulumi preview --refresh --json` printed for a stack.
 Every step must be either one that changes nothing (`same`, `read`,
 `refresh`) or the resubmission of a failed job: an `update` of a
-SpotTrainingJob with no changed input, no replace, no diff reason, whose
-refreshed state is JOB_STATE_FAILED. That is exactly what the provider's diff
-(components/spot_job/provider.py) plans when resubmission.next_submission says
-a job is due: DiffResult(changes=True, replaces=[]) and no keys, so the
-engine's step has no diffReasons and the same inputs on both sides.
+SpotTrainingJob with no changed input and no replace, for which the
+provider's own decision (components/spot_job/decision.py, the function its
+`diff` and `update` carry out) is a resubmission, from the step's refreshed
+old state and its new inputs. So the gate approves exactly what the preview
+announced as "will be submitted again", and nothing the provider would do
+otherwise (a job gone, cancelled outside, or held back by its policy).
 
 Anything else is a merged change no `up` has applied yet (or an unreviewed
 one): it goes out through the reviewed `up` on main, not from a timer. So one
@@ -27,8 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from components.spot_job.decision import Kind, decide
+
 JOB_TYPE = "pulumi-python:dynamic/spot-training:SpotTrainingJob"
-FAILED = "JOB_STATE_FAILED"
 # Steps that change no resource: unchanged, a data-source read, a refresh of state.
 NO_CHANGE = frozenset({"same", "read", "refresh"})
 
@@ -75,12 +77,14 @@ def why_not_a_resubmission(step: dict[str, Any]) -> str | None:
             f"update changing {', '.join(changed)}: a resubmission changes no input, so this would apply "
             "a change no reviewed up has applied"
         )
-    old = step.get("oldState") or {}
-    if not old:
-        return "update with no old state in the plan: cannot tell whether the job failed"
-    state = (old.get("outputs") or {}).get("state")
-    if state != FAILED:
-        return f"update of a job in {state or 'no state'}: only a {FAILED} job is resubmitted"
+    old, new = step.get("oldState") or {}, step.get("newState") or {}
+    if not old or not new:
+        return "update without both old and new state in the plan: cannot tell what the provider will do"
+    outputs = old.get("outputs") or {}
+    decided = decide(outputs, new.get("inputs") or {}, old.get("id") or "")
+    if decided.kind != Kind.RESUBMIT:
+        state = outputs.get("state")
+        return f"update of a job in {state or 'no state'} that the provider does not resubmit ({decided.kind.value})"
     return None
 
 

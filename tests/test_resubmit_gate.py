@@ -130,6 +130,22 @@ def test_an_update_of_a_job_that_did_not_fail_is_refused(tmp_path):
     assert result.returncode == 1 and "JOB_STATE_RUNNING" in result.stderr
 
 
+@pytest.mark.parametrize(
+    "change, kind",
+    [
+        ({"gone": True}, "gone"),  # its record deleted out of band: the provider does not run it again
+        ({"error": {"code": 3, "message": "exited with a non-zero status of 1"}}, "held back"),
+        ({"attempt": 4}, "held back"),  # maxResubmissions (3) reached
+    ],
+)
+def test_a_failed_job_the_provider_would_not_resubmit_is_refused(tmp_path, change, kind):
+    """The gate asks the provider's own decision, so it approves only what `up` would resubmit."""
+    document = preview("resubmission")
+    job_step(document)["oldState"]["outputs"].update(change)
+    result = gate(written(tmp_path, document))
+    assert result.returncode == 1 and f"does not resubmit ({kind})" in result.stderr
+
+
 def test_deleting_a_job_is_refused(tmp_path):
     document = preview("resubmission")
     step = job_step(document)
