@@ -113,7 +113,7 @@ def test_a_copy_that_lands_after_the_settle_time_is_cancelled_by_destroy(emulato
         assert len(copies) == 2 and created.id in copies
         short.delete(URN, created.id, {**outs, "onDelete": "delete"})
         assert active(emulator) == []
-        assert "spot-training sweep <stack> --delete-ended" in short.log
+        assert "`uv run spot-training sweep dev --delete-ended` deletes them" in short.log
 
 
 def test_a_copy_found_later_is_cancelled_by_the_next_submission_of_the_key_keeping_the_oldest(host, emulator, inputs):

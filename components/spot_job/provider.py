@@ -128,7 +128,8 @@ class SpotTrainingJobProvider(ResourceProvider):
         timeout = spec.duration_seconds(props.get("deleteTimeout") or spec.DEFAULT_DELETE_TIMEOUT)
         service = vertex.JobService(state.job.location, props.get("quotas"))
         # Cancelled at once; waited on only if the host can spare the thread (see stopping).
-        stopped = stopping.stop(service, state.job, timeout, on_delete, label)
+        scope = props.get("submissionScope") or ""
+        stopped = stopping.stop(service, state.job, timeout, on_delete, label, scope)
         # A copy that slipped through (an answer lost, a list that lagged) carries one of the state's
         # submission keys under a name no state holds: found by label, in every region an attempt ran in.
         keys = [state.submission_key or "", *(spec.submission_key(props, n) for n in range(1, state.attempt + 1))]
@@ -138,7 +139,7 @@ class SpotTrainingJobProvider(ResourceProvider):
             log.warning(
                 "%s: the records of the %d cancelled cop(ies) stay in Vertex while they stop; once they have, `%s` "
                 "deletes them",
-                label, len(copies), stopping.SWEEP_ENDED,
+                label, len(copies), stopping.sweep_command(scope),
             )
         if on_delete == "cancel":
             return

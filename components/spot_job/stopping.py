@@ -22,8 +22,13 @@ from .vertex import JobService
 
 log = logging.getLogger("spot-training")
 
-# The command that deletes the records a destroy could not (jobs still stopping, copies cancelled).
-SWEEP_ENDED = "spot-training sweep <stack> --delete-ended"
+
+
+def sweep_command(scope: str) -> str:
+    """The command that deletes the records a destroy could not (jobs still stopping, copies
+    cancelled), for the stack of a resource's submissionScope ("project/stack/resource")."""
+    parts = scope.split("/")
+    return f"uv run spot-training sweep {parts[1] if len(parts) > 2 else '<stack>'} --delete-ended"
 
 # What `stop` found or left: its record may be deleted only when STOPPED.
 GONE = "gone"  # no record left to delete
@@ -31,7 +36,7 @@ STOPPED = "stopped"  # ended now
 STOPPING = "stopping"  # cancelled, left stopping (logged)
 
 
-def stop(service: JobService, job: JobName, timeout: float, on_delete: str, label: str) -> str:
+def stop(service: JobService, job: JobName, timeout: float, on_delete: str, label: str, scope: str = "") -> str:
     """Cancels the job if it is active and waits until it has ended if a slot is free:
     GONE, STOPPED (its record can be deleted at once, no further look needed) or STOPPING.
     TimeoutError if it outlasts `timeout`."""
@@ -49,15 +54,15 @@ def stop(service: JobService, job: JobName, timeout: float, on_delete: str, labe
     log.warning(
         "%s: cancelled %s; it is stopping. Not waiting for it to stop: %d other calls are already waiting on jobs, "
         "and the provider host keeps its other threads for the rest of the stack. %s %s",
-        label, name, blocking.MAX_BLOCKING_CALLS, _record(job, on_delete), job.console_url,
+        label, name, blocking.MAX_BLOCKING_CALLS, _record(job, on_delete, scope), job.console_url,
     )
     return STOPPING
 
 
-def _record(job: JobName, on_delete: str) -> str:
+def _record(job: JobName, on_delete: str, scope: str) -> str:
     if on_delete == "cancel":
         return "Its record stays in Vertex, as asked (onDelete: cancel)."
     return (
         "Its record cannot be deleted before it has stopped, so it stays in Vertex, forgotten by the stack (a stopped "
-        f"job bills nothing). Once it has stopped, `{SWEEP_ENDED}` deletes it, or: {job.gcloud('delete')}"
+        f"job bills nothing). Once it has stopped, `{sweep_command(scope)}` deletes it, or: {job.gcloud('delete')}"
     )
