@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any, Optional
 
@@ -16,7 +15,7 @@ from .spot_job import property_paths
 from .spot_job.spec import IMAGE_FIELDS
 from .spot_job.resource import SpotTrainingJob, SpotTrainingJobArgs
 from .staging_bucket import OUTPUTS_PREFIX, StagingBucket, StagingBucketArgs
-from .team_definition import IMAGE_REF, PACKAGE_REF, TeamConfig
+from .team_definition import IMAGE_REF, PACKAGE_REF, TeamConfig, member_key
 from .training_package import TrainingPackage, TrainingPackageArgs
 
 # Vertex AI pulls custom training images as its service agents.
@@ -36,11 +35,6 @@ class TeamTrainingEnvironmentArgs:
     environment: str
     deployers: list[str]
     team: TeamConfig
-
-
-def member_key(member: str) -> str:
-    """group:vision-ml@acme.example -> group-vision-ml-acme-example, for resource names."""
-    return re.sub(r"[^a-z0-9]+", "-", member.lower()).strip("-")
 
 
 class TeamTrainingEnvironment(pulumi.ComponentResource):

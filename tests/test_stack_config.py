@@ -187,3 +187,21 @@ def test_two_members_of_one_team_deriving_one_grant_name_is_an_error_naming_both
     # Both would be granted actAs under the resource name ...-group-a-b-acme-example: one grant silently lost.
     message = failures_of(config({"vision": {"members": ["group:a.b@acme.example", "group:a-b@acme.example"]}}))
     assert "spot-training:teams.vision.members[1]: " in message and "spot-training:teams.vision.members[0]" in message
+
+
+# --- layers (issue 21, part 6) ---
+
+
+def test_reading_the_config_imports_neither_the_google_sdk_nor_the_job_provider():
+    """The CLI's `validate` and the policy pack read the config alone: what it imports they pay for, every run."""
+    import subprocess
+    import sys
+
+    from tests.program import ROOT
+
+    probe = (
+        "import sys, stack_config\n"
+        "print(sorted(m for m in ('pulumi_gcp', 'components.spot_job.provider', 'components.spot_job.resource', 'components.team') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
