@@ -12,10 +12,10 @@ from .artifact_registry import ContainerRepository, ContainerRepositoryArgs
 from .secret_access import SecretAccess, SecretAccessArgs
 from .service_account import TrainingServiceAccount, TrainingServiceAccountArgs
 from .spot_job import property_paths
-from .spot_job.spec import IMAGE_FIELDS
 from .spot_job.resource import SpotTrainingJob, SpotTrainingJobArgs
 from .staging_bucket import OUTPUTS_PREFIX, StagingBucket, StagingBucketArgs
-from .team_definition import IMAGE_REF, PACKAGE_REF, TeamConfig, member_key
+from .job_body import job_body
+from .team_definition import JobConfig, TeamConfig, member_key
 from .training_package import TrainingPackage, TrainingPackageArgs
 
 # Vertex AI pulls custom training images as its service agents.
@@ -91,13 +91,12 @@ class TeamTrainingEnvironment(pulumi.ComponentResource):
             key: SpotTrainingJob(
                 f"{name}-{key}",
                 SpotTrainingJobArgs.from_custom_job(
-                    self._job_body(key, job.body, job.secret_paths, args),
+                    self._job_body(key, job, args),
                     project=args.project,
                     location=args.region,
                     # Where an attempt a fallback rung moves pulls the team's images from, in its region.
                     image_mirrors=self.repository.mirrors or None,
                     **job.knobs,
-                    _validated=job.validated,
                 ),
                 # A job that reads a secret starts only once its account may read it.
                 opts=pulumi.ResourceOptions(parent=self, depends_on=[self.secret_access.grants[k] for k in job.secrets])
@@ -119,35 +118,15 @@ class TeamTrainingEnvironment(pulumi.ComponentResource):
         }
         self.register_outputs(self.outputs)
 
-    def _job_body(self, key: str, body: dict[str, Any], secret_paths: list[str], args: TeamTrainingEnvironmentArgs) -> dict[str, Any]:
-        """The team's defaults filled in, its image and package references resolved, its secret values marked."""
-        # The config's body stays as it is: each container written below is copied
-        # first (not the whole body deep-copied, the leaves are shared).
-        body = dict(body)
-        spec = body["jobSpec"] = dict(body["jobSpec"])
-        # An empty value is an unset one (as Vertex reads it), so the team's default applies.
-        if not body.get("displayName"):
-            body["displayName"] = f"{args.team.name}-{key}"
-        body["labels"] = {**(body.get("labels") or {}), "team": args.team.name, "environment": args.environment}
-        if not spec.get("serviceAccount"):
-            spec["serviceAccount"] = self.service_account.email
-        if not (spec.get("baseOutputDirectory") or {}).get("outputUriPrefix"):
-            # Stable across resubmissions, so AIP_CHECKPOINT_DIR survives them.
-            spec["baseOutputDirectory"] = {"outputUriPrefix": pulumi.Output.concat(self.bucket.url, f"/{OUTPUTS_PREFIX}{key}")}
-        if isinstance(spec.get("workerPoolSpecs"), list):
-            spec["workerPoolSpecs"] = [dict(pool) if isinstance(pool, dict) else pool for pool in spec["workerPoolSpecs"]]
-        for pool in spec.get("workerPoolSpecs") or []:
-            for task, field in IMAGE_FIELDS:
-                if pool.get(task) and (match := IMAGE_REF.match(pool[task].get(field) or "")):
-                    pool[task] = {**pool[task], field: self.images[match.group(1)]}
-            package = pool.get("pythonPackageSpec")
-            if package and package.get("packageUris"):
-                package = pool["pythonPackageSpec"] = dict(package)
-                package["packageUris"] = [
-                    self.packages[m.group(1)] if isinstance(uri, str) and (m := PACKAGE_REF.match(uri)) else uri
-                    for uri in package["packageUris"]
-                ]
-        for path in secret_paths:
+    def _job_body(self, key: str, job: JobConfig, args: TeamTrainingEnvironmentArgs) -> dict[str, Any]:
+        """The body the stack config validated (job_body), with this team's values, its secret values marked."""
+        body = job_body(
+            key, job.body, team=args.team.name, environment=args.environment,
+            service_account=self.service_account.email,
+            output_uri_prefix=pulumi.Output.concat(self.bucket.url, f"/{OUTPUTS_PREFIX}{key}"),
+            images=self.images, packages=self.packages,
+        )
+        for path in job.secret_paths:
             # Only this leaf becomes secret: the engine encrypts it in state and
             # a preview shows it as [secret], the rest of the spec stays readable.
             *parents, last = property_paths.split(path)

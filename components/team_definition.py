@@ -52,9 +52,6 @@ class JobConfig:
     # Paths into `body` (as the resource's inputs) of values set with `pulumi config set --secret`.
     secret_paths: list[str] = field(default_factory=list)
     secrets: list[str] = field(default_factory=list)  # keys of the team's secrets it refers to
-    # Whether the stack config's loader validated it (spec.validate, with stand-ins for the
-    # references and the stack's labels): then the team does not validate it again.
-    validated: bool = False
 
 
 @dataclass

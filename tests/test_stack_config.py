@@ -205,3 +205,22 @@ def test_reading_the_config_imports_neither_the_google_sdk_nor_the_job_provider(
     )
     out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_each_job_is_validated_once_in_the_program_and_registered_as_validated(monkeypatch):
+    """The loader validates the body the team registers (one function builds both); nothing validates it again
+    before the provider's check, on the host's side."""
+    from components.spot_job import spec
+    from components.spot_job.spec import validate
+
+    seen = []
+    monkeypatch.setattr(spec, "validate", lambda inputs, **kw: seen.append(inputs["displayName"]) or validate(inputs, **kw))
+    job = docs_request_body()["jobSpec"]
+    recorder = render(config({"vision": {"jobs": {"resnet": job, "bert": {**job, "displayName": "bert-large"}}}}))
+    assert sorted(seen) == ["bert-large", "vision-resnet"]
+    registered = {r.inputs["displayName"]: r.inputs for r in recorder.of_type("SpotTrainingJob")}
+    assert sorted(registered) == sorted(seen)
+    for inputs in registered.values():  # with the team's values the loader stood in for
+        assert inputs["labels"] == {"team": "vision", "environment": "dev"}
+        assert inputs["jobSpec"]["serviceAccount"].endswith(".iam.gserviceaccount.com")
+        assert inputs["jobSpec"]["baseOutputDirectory"]["outputUriPrefix"].startswith("gs://")
