@@ -68,16 +68,12 @@ class TeamTrainingEnvironment(pulumi.ComponentResource):
             f"{name}-images",
             ContainerRepositoryArgs(
                 **place, location=args.region, readers={**trainer, **agents},
-                replica_reader=pulumi.Output.concat("serviceAccount:service-", number, _REGISTRY_AGENT), **team.repository,
+                replica_reader=pulumi.Output.concat("serviceAccount:service-", number, _REGISTRY_AGENT),
+                images=team.images, **team.repository,
             ),
             opts=child,
         )
-        self.images = {
-            key: self.repository.pinned_image(image.name, image.tag)
-            if image.context is None
-            else self.repository.built_image(image.name or key, image.context, image.dockerfile)
-            for key, image in team.images.items()
-        }
+        self.images = self.repository.images
         self.packages = {
             key: TrainingPackage(f"{name}-package-{key}", TrainingPackageArgs(bucket=self.bucket.name, source=source), opts=child).uri
             for key, source in team.packages.items()
