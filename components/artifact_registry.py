@@ -17,6 +17,7 @@ import pulumi_gcp as gcp
 
 from . import iam as iam_
 from .team_definition import ImageConfig
+from .renames import with_former_types
 
 READER_ROLE = "roles/artifactregistry.reader"
 
@@ -44,11 +45,15 @@ class ContainerRepositoryArgs:
 
 
 class ContainerRepository(pulumi.ComponentResource):
+    TYPE = "spot-training:artifactregistry:ContainerRepository"
+    # The types it was registered as before a rename: aliases, so nothing under it is replaced (renames.py).
+    FORMER_TYPES: tuple[str, ...] = ()
+
     repository: gcp.artifactregistry.Repository
     url: pulumi.Output[str]  # {location}-docker.pkg.dev/{project}/{repository}
 
     def __init__(self, name: str, args: ContainerRepositoryArgs, opts: Optional[pulumi.ResourceOptions] = None) -> None:
-        super().__init__("spot-training:artifactregistry:ContainerRepository", name, None, opts)
+        super().__init__(self.TYPE, name, None, with_former_types(opts, self.FORMER_TYPES))
         child = pulumi.ResourceOptions(parent=self)
         self._args = args
         self._name = name

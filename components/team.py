@@ -17,6 +17,7 @@ from .staging_bucket import OUTPUTS_PREFIX, StagingBucket, StagingBucketArgs
 from .job_body import job_body
 from .team_definition import JobConfig, TeamConfig, member_key
 from .training_package import TrainingPackage, TrainingPackageArgs
+from .renames import with_former_types
 
 # Vertex AI pulls custom training images as its service agents.
 _SERVICE_AGENTS = {
@@ -38,8 +39,12 @@ class TeamTrainingEnvironmentArgs:
 
 
 class TeamTrainingEnvironment(pulumi.ComponentResource):
+    TYPE = "spot-training:team:TeamTrainingEnvironment"
+    # The types it was registered as before a rename: aliases, so nothing under it is replaced (renames.py).
+    FORMER_TYPES: tuple[str, ...] = ()
+
     def __init__(self, name: str, args: TeamTrainingEnvironmentArgs, opts: Optional[pulumi.ResourceOptions] = None) -> None:
-        super().__init__("spot-training:team:TeamTrainingEnvironment", name, None, opts)
+        super().__init__(self.TYPE, name, None, with_former_types(opts, self.FORMER_TYPES))
         team, child = args.team, pulumi.ResourceOptions(parent=self)
         place = {"project": args.project, "team": team.name, "environment": args.environment}
 

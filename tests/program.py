@@ -31,6 +31,8 @@ class Recorder(OfflineMocks):
         self.wire: dict[str, object] = {}  # name -> its inputs as sent to the engine, secrets still marked
         # ("resource", urn, parent urn) and ("outputs", urn) in the order the engine received them.
         self.events: list[tuple[str, ...]] = []
+        # urn -> (type, name, parent urn, the former types its aliases name): what the engine matches state by.
+        self.registrations: dict[str, tuple[str, str, str, list[str]]] = {}
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs):
         id_, state = super().new_resource(args)
@@ -72,6 +74,8 @@ class RecordingMonitor(MockMonitor):
         self.recorder.wire[request.name] = json_format.MessageToDict(request.object)
         response = super().RegisterResource(request)
         self.recorder.events.append(("resource", response.urn, request.parent))
+        former = [alias.spec.type for alias in request.aliases if alias.HasField("spec") and alias.spec.type]
+        self.recorder.registrations[response.urn] = (request.type, request.name, request.parent, former)
         return response
 
     def RegisterResourceOutputs(self, request):
