@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from components.spot_job import labels
+from offline import table as tables
 
 from .stack import Stack, StackError
 from .state import StackState, StateError
@@ -61,15 +62,12 @@ def parents(stack: Stack, state: StackState, extra_locations: list[str]) -> list
 def table(findings: list[Finding]) -> str:
     from components.spot_job import vertex
 
-    rows = [["STATUS", "JOB", "DISPLAY NAME", "STATE", "CREATED", "CONSOLE"]]
-    for f in findings:
-        job = f.job
-        rows.append([
-            f.status, job["name"], job.get("displayName") or "-", job.get("state") or "-",
-            job.get("createTime") or "-", vertex.console_url(job["name"]),
-        ])
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows)
+    header = ("STATUS", "JOB", "DISPLAY NAME", "STATE", "CREATED", "CONSOLE")
+    return tables.plain(header, [
+        (f.status, f.job["name"], f.job.get("displayName") or "-", f.job.get("state") or "-",
+         f.job.get("createTime") or "-", vertex.console_url(f.job["name"]))
+        for f in findings
+    ])
 
 
 # How the sweep is run again, for the --cancel it suggests; `spot-training sweep` passes its own.
