@@ -49,8 +49,9 @@ def unaccounted(jobs: list[dict[str, Any]], state: StackState) -> list[Finding]:
     return sorted(found, key=lambda f: (f.status, f.job.get("createTime") or "", f.job["name"]))
 
 
-def parents(stack: Stack, state: StackState, extra_locations: list[str]) -> list[str]:
-    """Where the stack's jobs may be: its gcp:project and gcp:region, every project and
+def parents_crossed(stack: Stack, state: StackState, extra_locations: list[str]) -> list[str]:
+    """Where the stack's jobs may be, every project crossed with every location (unlike the
+    CLI's parents_of_jobs, which takes each job's own pairs): its gcp:project and gcp:region, every project and
     location of a job in state (a job may set its own, and an attempt may have run in
     another region), every region a fallback ladder of the config or of the state
     names, crossed, plus --location."""
@@ -128,7 +129,7 @@ def _sweep(args: argparse.Namespace, command: list[str], stack: Stack, state: St
             + ". If an update is running now, the jobs it is submitting show as ORPHANED: run the sweep once it ends.",
             file=sys.stderr,
         )
-    where = parents(stack, state, args.location)
+    where = parents_crossed(stack, state, args.location)
     stack_label = labels.stack_value(stack.scope)
     findings: list[Finding] = []
     for location in sorted({parent.split("/")[3] for parent in where}):
