@@ -4,7 +4,6 @@ import dataclasses
 
 from components.spot_job import schema, spec, typed_spec
 from tests.fixtures import IMAGE, job_inputs, python_package_pool
-from tests.shared_host import emulator, host  # noqa: F401 (fixtures: one host per module)
 
 
 def test_a_typed_job_is_the_docs_request_body():
