@@ -41,7 +41,7 @@ def submissions(stack: str, job: str, location: list[str]) -> tuple[Any, list[st
     team, name = team_job(job)
     target = load(stack)
     jobs = rendered(target)
-    where = parents(target, {job: jobs[job]} if job in jobs else {}, location)
+    where = parents_of_jobs(target, {job: jobs[job]} if job in jobs else {}, location)
     with google_errors():
         return target, where, of_resource(where, target, team, name)
 
@@ -75,9 +75,10 @@ def rendered(stack) -> dict[str, dict[str, Any]]:
         return {}
 
 
-def parents(stack, jobs: dict[str, dict[str, Any]], locations: list[str]) -> list[str]:
-    """The stack's gcp:project and gcp:region, every job's own and every region its fallback
-    ladder may move it to, and --location."""
+def parents_of_jobs(stack, jobs: dict[str, dict[str, Any]], locations: list[str]) -> list[str]:
+    """Each (project, location) a job of the rendered stack may run in, not crossed (the sweep
+    crosses them, operations.sweep.parents_crossed): the stack's gcp:project and gcp:region,
+    every job's own and every region its fallback ladder may move it to, and --location."""
     from components.spot_job import resubmission
 
     places = {(stack.gcp_project, stack.region)}

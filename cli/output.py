@@ -9,7 +9,8 @@ from typing import Iterable, Iterator, Sequence
 
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
+
+from offline import table as tables
 
 out = Console(soft_wrap=True, highlight=False)
 err = Console(stderr=True, soft_wrap=True, highlight=False)
@@ -17,18 +18,12 @@ err = Console(stderr=True, soft_wrap=True, highlight=False)
 
 def table(header: Sequence[str], rows: Iterable[Sequence[str]], title: str | None = None) -> None:
     """A table: boxed on a terminal, columns of plain text otherwise (greppable, diffable)."""
-    rows = [list(map(str, row)) for row in rows]
     if out.is_terminal:
-        grid = Table(*header, title=title, header_style="bold")
-        for row in rows:
-            grid.add_row(*row)
-        out.print(grid)
+        out.print(tables.grid(header, rows, title=title))
         return
     if title:
         print(title)
-    widths = [max(len(r[i]) for r in [list(header)] + rows) for i in range(len(header))]
-    for row in [list(header)] + rows:
-        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+    print(tables.plain(header, rows))
 
 
 def error(message: str) -> None:

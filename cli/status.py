@@ -27,7 +27,7 @@ def status(
     target = deployed.load(stack)
     jobs = deployed.rendered(target)
     names = {labels.resource_value(f"{target.scope}/{team}-{job}"): f"{team}/{job}" for team, _, job in (n.partition("/") for n in jobs)}
-    where = deployed.parents(target, jobs, location)
+    where = deployed.parents_of_jobs(target, jobs, location)
     with deployed.google_errors():
         found = deployed.with_attempts(deployed.labelled(where, labels.STACK_LABEL, labels.stack_value(target.scope)), names)
     if not found:

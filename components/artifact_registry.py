@@ -16,6 +16,8 @@ import pulumi_docker_build as docker_build
 import pulumi_gcp as gcp
 
 from . import iam as iam_
+from .team_definition import ImageConfig
+from .renames import with_former_types
 
 READER_ROLE = "roles/artifactregistry.reader"
 
@@ -38,14 +40,20 @@ class ContainerRepositoryArgs:
     replica_regions: list[str] = field(default_factory=list)
     # Who reads this repository for the replicas: the Artifact Registry service agent.
     replica_reader: Optional[pulumi.Input[str]] = None
+    # key -> the image jobs run: {name, tag} already pushed, or a local context the stack builds and pushes.
+    images: dict[str, ImageConfig] = field(default_factory=dict)
 
 
 class ContainerRepository(pulumi.ComponentResource):
+    TYPE = "spot-training:artifactregistry:ContainerRepository"
+    # The types it was registered as before a rename: aliases, so nothing under it is replaced (renames.py).
+    FORMER_TYPES: tuple[str, ...] = ()
+
     repository: gcp.artifactregistry.Repository
     url: pulumi.Output[str]  # {location}-docker.pkg.dev/{project}/{repository}
 
     def __init__(self, name: str, args: ContainerRepositoryArgs, opts: Optional[pulumi.ResourceOptions] = None) -> None:
-        super().__init__("spot-training:artifactregistry:ContainerRepository", name, None, opts)
+        super().__init__(self.TYPE, name, None, with_former_types(opts, self.FORMER_TYPES))
         child = pulumi.ResourceOptions(parent=self)
         self._args = args
         self._name = name
@@ -89,7 +97,15 @@ class ContainerRepository(pulumi.ComponentResource):
             {"location": region, "from": pulumi.Output.concat(self.url, "/"), "to": pulumi.Output.concat(url, "/")}
             for region, (_, url) in self.replicas.items()
         ]
-        self.register_outputs({"url": self.url})
+        # key -> `{url}/{name}@sha256:...`; a built image is the last child, so it is made here,
+        # before register_outputs (Pulumi's component contract: the outputs come last).
+        self.images = {
+            key: self._pinned_image(image.name, image.tag)
+            if image.context is None
+            else self._built_image(image.name or key, image.context, image.dockerfile)
+            for key, image in args.images.items()
+        }
+        self.register_outputs({"url": self.url, "images": self.images})
 
     def _readers(self, name: str, repository: gcp.artifactregistry.Repository, location: str, readers: dict, child) -> list:
         return iam_.grant_members(
@@ -133,7 +149,7 @@ class ContainerRepository(pulumi.ComponentResource):
         )
         return replica, url
 
-    def pinned_image(self, name: str, tag: str) -> pulumi.Output[str]:
+    def _pinned_image(self, name: str, tag: str) -> pulumi.Output[str]:
         """`name:tag`, already pushed, resolved to `{url}/{name}@sha256:...` at deploy time."""
         if pulumi.runtime.is_dry_run():
             # Tracked by the runtime like any output, so the preview waits for it.
@@ -167,7 +183,7 @@ class ContainerRepository(pulumi.ComponentResource):
             resource=self,
         )
 
-    def built_image(self, name: str, context: str, dockerfile: Optional[str] = None) -> pulumi.Output[str]:
+    def _built_image(self, name: str, context: str, dockerfile: Optional[str] = None) -> pulumi.Output[str]:
         """An image built from a local context and pushed here by the stack; its pushed digest.
 
         The build reruns when the context changes (pulumi-docker-build hashes

@@ -17,6 +17,7 @@ import pulumi
 import pulumi_gcp as gcp
 
 from .iam import grant_members
+from .renames import with_former_types
 
 ACCESSOR = "roles/secretmanager.secretAccessor"
 
@@ -28,8 +29,12 @@ class SecretAccessArgs:
 
 
 class SecretAccess(pulumi.ComponentResource):
+    TYPE = "spot-training:secrets:SecretAccess"
+    # The types it was registered as before a rename: aliases, so nothing under it is replaced (renames.py).
+    FORMER_TYPES: tuple[str, ...] = ()
+
     def __init__(self, name: str, args: SecretAccessArgs, opts: Optional[pulumi.ResourceOptions] = None) -> None:
-        super().__init__("spot-training:secrets:SecretAccess", name, None, opts)
+        super().__init__(self.TYPE, name, None, with_former_types(opts, self.FORMER_TYPES))
         child = pulumi.ResourceOptions(parent=self)
         self.grants: dict[str, pulumi.Resource] = {}
         for key, secret in sorted(args.secrets.items()):

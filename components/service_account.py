@@ -17,6 +17,7 @@ import pulumi
 import pulumi_gcp as gcp
 
 from . import iam as iam_
+from .renames import with_former_types
 
 # What a training job writes that no narrower resource can be granted on.
 PROJECT_ROLES = ("roles/logging.logWriter", "roles/monitoring.metricWriter")
@@ -36,6 +37,10 @@ class TrainingServiceAccountArgs:
 
 
 class TrainingServiceAccount(pulumi.ComponentResource):
+    TYPE = "spot-training:iam:TrainingServiceAccount"
+    # The types it was registered as before a rename: aliases, so nothing under it is replaced (renames.py).
+    FORMER_TYPES: tuple[str, ...] = ()
+
     account: gcp.serviceaccount.Account
     email: pulumi.Output[str]
     member: pulumi.Output[str]
@@ -49,7 +54,7 @@ class TrainingServiceAccount(pulumi.ComponentResource):
                 f"{name}: account_id {account_id!r} must be 6-30 characters of lowercase letters, digits and '-', "
                 "starting with a letter; set a shorter one"
             )
-        super().__init__("spot-training:iam:TrainingServiceAccount", name, None, opts)
+        super().__init__(self.TYPE, name, None, with_former_types(opts, self.FORMER_TYPES))
         child = pulumi.ResourceOptions(parent=self)
         self.account = gcp.serviceaccount.Account(
             name,

@@ -9,6 +9,7 @@ import pulumi
 import pulumi_gcp as gcp
 
 from . import iam as iam_
+from .renames import with_former_types
 
 # Object prefixes the lifecycle rules act on; the job defaults write under them.
 PACKAGES_PREFIX = "packages/"
@@ -38,12 +39,16 @@ def is_production(environment: str) -> bool:
 
 
 class StagingBucket(pulumi.ComponentResource):
+    TYPE = "spot-training:storage:StagingBucket"
+    # The types it was registered as before a rename: aliases, so nothing under it is replaced (renames.py).
+    FORMER_TYPES: tuple[str, ...] = ()
+
     bucket: gcp.storage.Bucket
     name: pulumi.Output[str]
     url: pulumi.Output[str]
 
     def __init__(self, name: str, args: StagingBucketArgs, opts: Optional[pulumi.ResourceOptions] = None) -> None:
-        super().__init__("spot-training:storage:StagingBucket", name, None, opts)
+        super().__init__(self.TYPE, name, None, with_former_types(opts, self.FORMER_TYPES))
         prod = is_production(args.environment)
         force_destroy = (not prod) if args.force_destroy is None else args.force_destroy
         protect = prod if args.protect is None else args.protect

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any, Optional
 
@@ -13,11 +12,12 @@ from .artifact_registry import ContainerRepository, ContainerRepositoryArgs
 from .secret_access import SecretAccess, SecretAccessArgs
 from .service_account import TrainingServiceAccount, TrainingServiceAccountArgs
 from .spot_job import property_paths
-from .spot_job.spec import IMAGE_FIELDS
 from .spot_job.resource import SpotTrainingJob, SpotTrainingJobArgs
 from .staging_bucket import OUTPUTS_PREFIX, StagingBucket, StagingBucketArgs
-from .team_definition import IMAGE_REF, PACKAGE_REF, TeamConfig
+from .job_body import job_body
+from .team_definition import JobConfig, TeamConfig, member_key
 from .training_package import TrainingPackage, TrainingPackageArgs
+from .renames import with_former_types
 
 # Vertex AI pulls custom training images as its service agents.
 _SERVICE_AGENTS = {
@@ -38,14 +38,13 @@ class TeamTrainingEnvironmentArgs:
     team: TeamConfig
 
 
-def member_key(member: str) -> str:
-    """group:vision-ml@acme.example -> group-vision-ml-acme-example, for resource names."""
-    return re.sub(r"[^a-z0-9]+", "-", member.lower()).strip("-")
-
-
 class TeamTrainingEnvironment(pulumi.ComponentResource):
+    TYPE = "spot-training:team:TeamTrainingEnvironment"
+    # The types it was registered as before a rename: aliases, so nothing under it is replaced (renames.py).
+    FORMER_TYPES: tuple[str, ...] = ()
+
     def __init__(self, name: str, args: TeamTrainingEnvironmentArgs, opts: Optional[pulumi.ResourceOptions] = None) -> None:
-        super().__init__("spot-training:team:TeamTrainingEnvironment", name, None, opts)
+        super().__init__(self.TYPE, name, None, with_former_types(opts, self.FORMER_TYPES))
         team, child = args.team, pulumi.ResourceOptions(parent=self)
         place = {"project": args.project, "team": team.name, "environment": args.environment}
 
@@ -74,16 +73,12 @@ class TeamTrainingEnvironment(pulumi.ComponentResource):
             f"{name}-images",
             ContainerRepositoryArgs(
                 **place, location=args.region, readers={**trainer, **agents},
-                replica_reader=pulumi.Output.concat("serviceAccount:service-", number, _REGISTRY_AGENT), **team.repository,
+                replica_reader=pulumi.Output.concat("serviceAccount:service-", number, _REGISTRY_AGENT),
+                images=team.images, **team.repository,
             ),
             opts=child,
         )
-        self.images = {
-            key: self.repository.pinned_image(image.name, image.tag)
-            if image.context is None
-            else self.repository.built_image(image.name or key, image.context, image.dockerfile)
-            for key, image in team.images.items()
-        }
+        self.images = self.repository.images
         self.packages = {
             key: TrainingPackage(f"{name}-package-{key}", TrainingPackageArgs(bucket=self.bucket.name, source=source), opts=child).uri
             for key, source in team.packages.items()
@@ -97,13 +92,12 @@ class TeamTrainingEnvironment(pulumi.ComponentResource):
             key: SpotTrainingJob(
                 f"{name}-{key}",
                 SpotTrainingJobArgs.from_custom_job(
-                    self._job_body(key, job.body, job.secret_paths, args),
+                    self._job_body(key, job, args),
                     project=args.project,
                     location=args.region,
                     # Where an attempt a fallback rung moves pulls the team's images from, in its region.
                     image_mirrors=self.repository.mirrors or None,
                     **job.knobs,
-                    _validated=job.validated,
                 ),
                 # A job that reads a secret starts only once its account may read it.
                 opts=pulumi.ResourceOptions(parent=self, depends_on=[self.secret_access.grants[k] for k in job.secrets])
@@ -125,35 +119,15 @@ class TeamTrainingEnvironment(pulumi.ComponentResource):
         }
         self.register_outputs(self.outputs)
 
-    def _job_body(self, key: str, body: dict[str, Any], secret_paths: list[str], args: TeamTrainingEnvironmentArgs) -> dict[str, Any]:
-        """The team's defaults filled in, its image and package references resolved, its secret values marked."""
-        # The config's body stays as it is: each container written below is copied
-        # first (not the whole body deep-copied, the leaves are shared).
-        body = dict(body)
-        spec = body["jobSpec"] = dict(body["jobSpec"])
-        # An empty value is an unset one (as Vertex reads it), so the team's default applies.
-        if not body.get("displayName"):
-            body["displayName"] = f"{args.team.name}-{key}"
-        body["labels"] = {**(body.get("labels") or {}), "team": args.team.name, "environment": args.environment}
-        if not spec.get("serviceAccount"):
-            spec["serviceAccount"] = self.service_account.email
-        if not (spec.get("baseOutputDirectory") or {}).get("outputUriPrefix"):
-            # Stable across resubmissions, so AIP_CHECKPOINT_DIR survives them.
-            spec["baseOutputDirectory"] = {"outputUriPrefix": pulumi.Output.concat(self.bucket.url, f"/{OUTPUTS_PREFIX}{key}")}
-        if isinstance(spec.get("workerPoolSpecs"), list):
-            spec["workerPoolSpecs"] = [dict(pool) if isinstance(pool, dict) else pool for pool in spec["workerPoolSpecs"]]
-        for pool in spec.get("workerPoolSpecs") or []:
-            for task, field in IMAGE_FIELDS:
-                if pool.get(task) and (match := IMAGE_REF.match(pool[task].get(field) or "")):
-                    pool[task] = {**pool[task], field: self.images[match.group(1)]}
-            package = pool.get("pythonPackageSpec")
-            if package and package.get("packageUris"):
-                package = pool["pythonPackageSpec"] = dict(package)
-                package["packageUris"] = [
-                    self.packages[m.group(1)] if isinstance(uri, str) and (m := PACKAGE_REF.match(uri)) else uri
-                    for uri in package["packageUris"]
-                ]
-        for path in secret_paths:
+    def _job_body(self, key: str, job: JobConfig, args: TeamTrainingEnvironmentArgs) -> dict[str, Any]:
+        """The body the stack config validated (job_body), with this team's values, its secret values marked."""
+        body = job_body(
+            key, job.body, team=args.team.name, environment=args.environment,
+            service_account=self.service_account.email,
+            output_uri_prefix=pulumi.Output.concat(self.bucket.url, f"/{OUTPUTS_PREFIX}{key}"),
+            images=self.images, packages=self.packages,
+        )
+        for path in job.secret_paths:
             # Only this leaf becomes secret: the engine encrypts it in state and
             # a preview shows it as [secret], the rest of the spec stays readable.
             *parents, last = property_paths.split(path)

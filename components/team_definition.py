@@ -18,6 +18,15 @@ PACKAGE_REF = re.compile(r"^\$\{packages\.([A-Za-z0-9_-]+)\}$")
 SECRET_REF = re.compile(r"\$\{secrets\.([A-Za-z0-9_-]+)\}")
 
 
+def member_key(member: str) -> str:
+    """group:vision-ml@acme.example -> group-vision-ml-acme-example: the name of a member's grants.
+
+    Here, not in team.py, so the stack config can find two members whose grants
+    would clash without importing the component (and pulumi_gcp with it).
+    """
+    return re.sub(r"[^a-z0-9]+", "-", member.lower()).strip("-")
+
+
 @dataclass
 class ImageConfig:
     name: str | None = None
@@ -43,9 +52,6 @@ class JobConfig:
     # Paths into `body` (as the resource's inputs) of values set with `pulumi config set --secret`.
     secret_paths: list[str] = field(default_factory=list)
     secrets: list[str] = field(default_factory=list)  # keys of the team's secrets it refers to
-    # Whether the stack config's loader validated it (spec.validate, with stand-ins for the
-    # references and the stack's labels): then the team does not validate it again.
-    validated: bool = False
 
 
 @dataclass

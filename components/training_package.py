@@ -24,6 +24,7 @@ import pulumi
 import pulumi_gcp as gcp
 
 from .staging_bucket import PACKAGES_PREFIX
+from .renames import with_former_types
 
 # What Vertex AI's prebuilt training images pip-install.
 PACKAGE_SUFFIXES = (".tar.gz", ".whl")
@@ -77,6 +78,10 @@ def build_sdist(root: Path, digest: str) -> Path:
 
 
 class TrainingPackage(pulumi.ComponentResource):
+    TYPE = "spot-training:storage:TrainingPackage"
+    # The types it was registered as before a rename: aliases, so nothing under it is replaced (renames.py).
+    FORMER_TYPES: tuple[str, ...] = ()
+
     uri: pulumi.Output[str]
 
     def __init__(self, name: str, args: TrainingPackageArgs, opts: Optional[pulumi.ResourceOptions] = None) -> None:
@@ -93,7 +98,7 @@ class TrainingPackage(pulumi.ComponentResource):
             raise ValueError(f"{name}: source {args.source!r} does not exist (build it first, e.g. `uv build`)")
         else:
             key = object_name(path)
-        super().__init__("spot-training:storage:TrainingPackage", name, None, opts)
+        super().__init__(self.TYPE, name, None, with_former_types(opts, self.FORMER_TYPES))
         self.object = gcp.storage.BucketObject(
             name,
             bucket=args.bucket,

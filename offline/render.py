@@ -24,6 +24,7 @@ from typing import Any
 
 import pulumi
 
+from offline import table
 from offline.mocks import UNBUILT_DIGEST, OfflineMocks
 from offline.program import SECRET_PLACEHOLDER, UnknownStack, engine_view, run, secure_keys, stack_config
 
@@ -88,12 +89,10 @@ def render(stack: str) -> list[RenderedJob]:
 
 def summary(jobs: list[RenderedJob]) -> str:
     header = ("TEAM", "JOB", "MACHINES", "ACCELERATORS", "STRATEGY", "IMAGE")
-    rows = [header] + [
+    return table.plain(header, [
         (j.team, j.job, _machines(j.body), _accelerators(j.body), j.body["jobSpec"]["scheduling"]["strategy"], _image(j.body))
         for j in jobs
-    ]
-    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
-    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows)
+    ])
 
 
 SETTINGS_TITLE = "SETTINGS (what `up` does with each job, and what it may cost; (default) where the stack leaves it unset)"
@@ -105,7 +104,7 @@ def settings(jobs: list[RenderedJob]) -> str:
     from components.spot_job import spec
 
     header = ("TEAM", "JOB", "WAIT_FOR", "RERUN", "ON_DELETE", "REPLACE_ORDER", "RESUBMISSIONS", "STRATEGY_LADDER")
-    rows = [header]
+    rows = []
     for j in jobs:
         k = j.knobs
         wait = _or_default(k.get("waitFor"), spec.DEFAULT_WAIT_FOR)
@@ -124,9 +123,7 @@ def settings(jobs: list[RenderedJob]) -> str:
                 ladder(j),
             )
         )
-    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
-    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
-    return "\n".join([SETTINGS_TITLE, *lines])
+    return "\n".join([SETTINGS_TITLE, table.plain(header, rows)])
 
 
 def ladder(job: RenderedJob) -> str:

@@ -33,6 +33,7 @@ from typing import Any
 
 from components.spot_job import labels, states
 from components.spot_job.job_name import JobName
+from offline import table as tables
 
 from .stack import Stack, StackError
 from .state import StackState, StateError
@@ -82,8 +83,9 @@ def unaccounted(jobs: list[dict[str, Any]], state: StackState) -> list[Finding]:
     return sorted(found, key=lambda f: (order.index(f.status), f.job.get("createTime") or "", f.job["name"]))
 
 
-def parents_of_config_and_state(stack: Stack, state: StackState, extra_locations: list[str]) -> list[str]:
-    """Where the stack's jobs may be: its gcp:project and gcp:region, every project and
+def parents_crossed(stack: Stack, state: StackState, extra_locations: list[str]) -> list[str]:
+    """Where the stack's jobs may be, every project crossed with every location (unlike the
+    CLI's parents_of_jobs, which takes each job's own pairs): its gcp:project and gcp:region, every project and
     location of a job in state (a job may set its own, and an attempt may have run in
     another region), every region a fallback ladder of the config or of the state
     names, crossed, plus --location."""
@@ -95,15 +97,12 @@ def parents_of_config_and_state(stack: Stack, state: StackState, extra_locations
 def table(findings: list[Finding]) -> str:
     from components.spot_job import vertex
 
-    rows = [["STATUS", "JOB", "DISPLAY NAME", "STATE", "CREATED", "CONSOLE"]]
-    for f in findings:
-        job = f.job
-        rows.append([
-            f.status, job["name"], job.get("displayName") or "-", job.get("state") or "-",
-            job.get("createTime") or "-", JobName.parse(job["name"]).console_url,
-        ])
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows)
+    header = ("STATUS", "JOB", "DISPLAY NAME", "STATE", "CREATED", "CONSOLE")
+    return tables.plain(header, [
+        (f.status, f.job["name"], f.job.get("displayName") or "-", f.job.get("state") or "-",
+         f.job.get("createTime") or "-", JobName.parse(f.job["name"]).console_url)
+        for f in findings
+    ])
 
 
 # How the sweep is run again, for the --cancel it suggests; `spot-training sweep` passes its own.
@@ -169,7 +168,7 @@ def _sweep(args: argparse.Namespace, command: list[str], stack: Stack, state: St
             " ENDED or ORPHANED): run the sweep once it ends.",
             file=sys.stderr,
         )
-    where = parents_of_config_and_state(stack, state, args.location)
+    where = parents_crossed(stack, state, args.location)
     stack_label = labels.stack_value(stack.scope)
     findings: list[Finding] = []
     for location in sorted({parent.split("/")[3] for parent in where}):

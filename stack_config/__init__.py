@@ -6,6 +6,6 @@ components/team_definition.py). Layers point one way: program -> stack_config ->
 """
 
 from .keys import NS
-from .loader import ConfigError, StackConfig, load
+from .loader import ConfigError, load
 
-__all__ = ["NS", "ConfigError", "StackConfig", "load"]
+__all__ = ["NS", "ConfigError", "load"]

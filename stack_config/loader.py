@@ -14,7 +14,9 @@ from typing import Any, Collection
 
 import pulumi
 
+from components.job_body import job_body
 from components.spot_job import redaction, spec
+from components.spot_job.typed_spec import UNKNOWN
 from components.team_definition import IMAGE_REF, PACKAGE_REF, ImageConfig, JobConfig, SecretConfig, TeamConfig
 
 from . import place
@@ -30,6 +32,9 @@ _SECRET_VERSION = re.compile(r"^(latest|[1-9][0-9]*)$")
 _TEAM_NAME = re.compile(r"^[a-z][a-z0-9-]{0,19}$")
 _MEMBER = re.compile(r"^(user|group|serviceAccount|domain|principal|principalSet):\S+$")
 _ENVIRONMENT = re.compile(r"^[a-z][a-z0-9-]{0,15}$")
+# What a reference to a team's image or package is validated as: a value of its form.
+_IMAGE_STAND_IN = "gcr.io/stand-in/image@sha256:" + "0" * 64
+_PACKAGE_STAND_IN = "gs://stand-in/p.tar.gz"
 
 
 class ConfigError(pulumi.RunError):
@@ -245,49 +250,23 @@ def _job(
         knobs["rerun"] = str(knobs["rerun"])  # `rerun: 2` reads as a number; any value will do
     body["jobSpec"] = job_spec
     used = resolve_secret_refs(job_spec, path, team, failures)
-    # Validate with references replaced by stand-ins of the right form; their
-    # own existence is checked here, their values are known only at deploy time.
-    stand_in = copy.deepcopy(job_spec)
-    for i, pool in enumerate(stand_in.get("workerPoolSpecs") or []):
-        if not isinstance(pool, dict):
-            continue
-        pool_path = f"{path}.workerPoolSpecs[{i}]"
-        for task, key in spec.IMAGE_FIELDS:
-            task_spec = pool.get(task)
-            if isinstance(task_spec, dict) and isinstance(task_spec.get(key), str):
-                task_spec[key] = _resolve_stand_in(task_spec[key], IMAGE_REF, team.images, f"{pool_path}.{task}.{key}", "images", "gcr.io/stand-in/image@sha256:" + "0" * 64, failures)
-        package = pool.get("pythonPackageSpec")
-        if isinstance(package, dict) and isinstance(package.get("packageUris"), list):
-            package["packageUris"] = [
-                _resolve_stand_in(uri, PACKAGE_REF, team.packages, f"{pool_path}.pythonPackageSpec.packageUris[{j}]", "packages", "gs://stand-in/p.tar.gz", failures)
-                if isinstance(uri, str) else uri
-                for j, uri in enumerate(package["packageUris"])
-            ]
-    if not stand_in.get("serviceAccount"):
-        # The team runs a job without one as its own training account (components/team.py).
-        stand_in["serviceAccount"] = "team-stand-in@stand-in.iam.gserviceaccount.com"
-    inputs = {
-        "project": project,
-        "location": region,
-        # The team's default when unset ({team}-{job}), so a job name too long for it is found here.
-        "displayName": body.get("displayName") or f"{team.name}-{name}",
-        **{k: v for k, v in body.items() if k != "jobSpec"},
-        # With the labels the stack adds (as the team component does), so that this
-        # is the whole of the job's validation in the program: the team registers the
-        # job without validating it again (JobConfig.validated).
-        "labels": {**(body.get("labels") if isinstance(body.get("labels"), dict) else {}), "team": team.name, "environment": environment}
-        if isinstance(body.get("labels"), (dict, type(None)))
-        else body["labels"],
-        "jobSpec": stand_in,
-        **knobs,
-    }
-    for failure in spec.validate(inputs):
+    # What the team will register, built by the team's own function: its images,
+    # packages, account and output prefix as stand-ins, known only at deploy time.
+    # A reference's own existence is checked here; a stand-in's value, never
+    # the user's, is what the rules then see.
+    images, packages = _references(job_spec, path, team, failures)
+    registered = job_body(
+        name, body, team=team.name, environment=environment, service_account=UNKNOWN, output_uri_prefix=UNKNOWN,
+        images=dict.fromkeys(images, _IMAGE_STAND_IN), packages=dict.fromkeys(packages, _PACKAGE_STAND_IN),
+    )
+    inputs = {"project": project, "location": region, **registered, **knobs}
+    for failure in spec.validate(inputs, unknown=UNKNOWN):
         if failure.path in ("project", "location"):
             continue  # reported once, as gcp:project / gcp:region
         default = " (the default, {team}-{job}: set displayName or shorten the job's name)" if failure.path == "displayName" and not body.get("displayName") else ""
         failures.append(f"{path}.{failure.path.removeprefix('jobSpec.')}: {failure.reason}{default}")
     return JobConfig(
-        body=body, knobs={KNOB_KEYS[k]: v for k, v in knobs.items()}, secret_paths=secrets.of_job(path, raw), secrets=used, validated=True
+        body=body, knobs={KNOB_KEYS[k]: v for k, v in knobs.items()}, secret_paths=secrets.of_job(path, raw), secrets=used
     )
 
 
@@ -310,13 +289,26 @@ def _pasted_wrapper(raw: dict, path: str, failures: list[str]) -> bool:
     return True
 
 
-def _resolve_stand_in(value: str, pattern: re.Pattern, known: dict, path: str, kind: str, stand_in: str, failures: list[str]) -> str:
-    match = pattern.match(value)
-    if not match:
-        return value
-    if match.group(1) not in known:
-        failures.append(f"{path}: {value} names no {kind[:-1]} of this team; it has {', '.join(known) or f'no {kind}'}")
-    return stand_in
+def _references(job_spec: dict, path: str, team: TeamConfig, failures: list[str]) -> tuple[set[str], set[str]]:
+    """The image and package keys the job's `${images.KEY}` / `${packages.KEY}` name; one the team lacks is a failure."""
+    images, packages = set(), set()
+    pools = job_spec.get("workerPoolSpecs")
+    for i, pool in enumerate(pools if isinstance(pools, list) else []):
+        if not isinstance(pool, dict):
+            continue
+        found = [(f"{task}.{key}", pool[task][key], IMAGE_REF, team.images, images)
+                 for task, key in spec.IMAGE_FIELDS if isinstance(pool.get(task), dict) and isinstance(pool[task].get(key), str)]
+        package = pool.get("pythonPackageSpec")
+        uris = package.get("packageUris") if isinstance(package, dict) else None
+        found += [(f"pythonPackageSpec.packageUris[{j}]", uri, PACKAGE_REF, team.packages, packages)
+                  for j, uri in enumerate(uris if isinstance(uris, list) else []) if isinstance(uri, str)]
+        for where, value, pattern, known, keys in found:
+            if match := pattern.match(value):
+                keys.add(match.group(1))
+                if match.group(1) not in known:
+                    kind = "image" if keys is images else "package"
+                    failures.append(f"{path}.workerPoolSpecs[{i}].{where}: {value} names no {kind} of this team; it has {', '.join(known) or f'no {kind}s'}")
+    return images, packages
 
 
 def _is_package(path: Path) -> bool:

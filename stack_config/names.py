@@ -5,8 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from components.team import member_key  # the component's own naming of grants, not a copy of it
-from components.team_definition import TeamConfig
+from components.team_definition import TeamConfig, member_key  # the component's own naming of grants, not a copy of it
 
 from .keys import NS
 

@@ -29,6 +29,10 @@ class Recorder(OfflineMocks):
         self.protected: set[str] = set()  # names registered with protect=True
         self.image_digests: dict[str, str] = {}  # "name:tag" -> the digest it points to (a push changes it)
         self.wire: dict[str, object] = {}  # name -> its inputs as sent to the engine, secrets still marked
+        # ("resource", urn, parent urn) and ("outputs", urn) in the order the engine received them.
+        self.events: list[tuple[str, ...]] = []
+        # urn -> (type, name, parent urn, the former types its aliases name): what the engine matches state by.
+        self.registrations: dict[str, tuple[str, str, str, list[str]]] = {}
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs):
         id_, state = super().new_resource(args)
@@ -68,7 +72,15 @@ class RecordingMonitor(MockMonitor):
         if request.protect:
             self.recorder.protected.add(request.name)
         self.recorder.wire[request.name] = json_format.MessageToDict(request.object)
-        return super().RegisterResource(request)
+        response = super().RegisterResource(request)
+        self.recorder.events.append(("resource", response.urn, request.parent))
+        former = [alias.spec.type for alias in request.aliases if alias.HasField("spec") and alias.spec.type]
+        self.recorder.registrations[response.urn] = (request.type, request.name, request.parent, former)
+        return response
+
+    def RegisterResourceOutputs(self, request):
+        self.recorder.events.append(("outputs", request.urn))
+        return super().RegisterResourceOutputs(request)
 
 
 def render(config: dict, stack: str = "dev", recorder: Recorder | None = None, secret_keys: tuple[str, ...] = ()) -> Recorder:

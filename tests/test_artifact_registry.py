@@ -3,18 +3,22 @@
 from pulumi.runtime import rpc
 
 from components.artifact_registry import ContainerRepository, ContainerRepositoryArgs
+from components.team_definition import ImageConfig
 from tests.program import Recorder, render_components
 
 AGENT = "serviceAccount:service-123456789012@gcp-sa-aiplatform-cc.iam.gserviceaccount.com"
 
 
 def render(recorder=None, **overrides):
-    args = ContainerRepositoryArgs(**{"project": "acme-ml-dev", "location": "us-central1", "team": "vision", "environment": "dev", **overrides})
+    args = ContainerRepositoryArgs(**{
+        "project": "acme-ml-dev", "location": "us-central1", "team": "vision", "environment": "dev",
+        "images": {"trainer": ImageConfig(name="trainer", tag="2026-11-30")}, **overrides,
+    })
     seen = {}
 
     def build():
         repo = ContainerRepository("vision-images", args)
-        return repo.pinned_image("trainer", "2026-11-30").apply(lambda uri: seen.setdefault("image", uri))
+        return repo.images["trainer"].apply(lambda uri: seen.setdefault("image", uri))
 
     recorder = render_components(build, recorder=recorder)
     return recorder, seen["image"]
@@ -51,11 +55,14 @@ def test_an_image_is_pinned_by_digest_and_a_new_push_under_the_same_tag_changes_
 
 def build(context, recorder=None):
     seen = {}
-    args = ContainerRepositoryArgs(project="acme-ml-dev", location="us-central1", team="vision", environment="dev")
+    args = ContainerRepositoryArgs(
+        project="acme-ml-dev", location="us-central1", team="vision", environment="dev",
+        images={"eval": ImageConfig(context=str(context))},
+    )
 
     def program():
         repo = ContainerRepository("vision-images", args)
-        return repo.built_image("eval", str(context)).apply(lambda uri: seen.setdefault("image", uri))
+        return repo.images["eval"].apply(lambda uri: seen.setdefault("image", uri))
 
     recorder = render_components(program, recorder=recorder)
     return recorder, seen["image"]
@@ -111,3 +118,26 @@ def test_the_first_preview_says_to_push_a_pushed_image_before_up_when_the_stack_
 
 def test_a_preview_against_an_existing_repository_says_nothing_about_pushing(caplog):
     assert not [w for w in _preview_warnings(caplog, set()) if "docker push" in w]
+
+
+def test_the_repository_registers_its_outputs_after_its_last_child_a_built_image(tmp_path):
+    """Pulumi's component contract: `register_outputs` last, so the component is complete when the engine hears it is."""
+    from tests.program import render as render_program
+
+    context = tmp_path / "eval"
+    context.mkdir()
+    (context / "Dockerfile").write_text("FROM python:3.12-slim\n")
+    recorder = render_program({
+        "gcp:project": "acme-ml-dev", "gcp:region": "us-central1", "spot-training:environment": "dev",
+        "spot-training:teams": {"vision": {
+            "repository": {"replicaRegions": ["us-east1"]},
+            "images": {"eval": {"build": {"context": str(context)}}, "trainer": {"name": "trainer", "tag": "v1"}},
+            "jobs": {},
+        }},
+    })
+    [repository] = [e[1] for e in recorder.events if e[0] == "resource" and e[1].endswith("ContainerRepository::vision-images")]
+    children = [i for i, e in enumerate(recorder.events) if e[0] == "resource" and e[2] == repository]
+    assert len(children) >= 4  # the repository, its replica, their grants, the built image
+    assert any(recorder.events[i][1].endswith("::vision-images-eval") for i in children)
+    [outputs] = [i for i, e in enumerate(recorder.events) if e == ("outputs", repository)]
+    assert outputs > max(children)

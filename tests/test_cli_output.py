@@ -30,3 +30,11 @@ def test_a_table_is_plain_columns_when_piped_and_boxed_on_a_terminal(monkeypatch
     monkeypatch.setattr(output, "out", Console(file=boxed, force_terminal=True, width=80))
     output.table(("JOB", "STATE"), [("vision/resnet", "JOB_STATE_RUNNING")])
     assert "│" in boxed.getvalue() or "┃" in boxed.getvalue()
+
+
+def test_a_cell_is_shown_as_written_on_a_terminal_not_read_as_markup(monkeypatch):
+    """A display name such as `resnet [bold]` is the user's text: rich must not eat its brackets."""
+    boxed = io.StringIO()
+    monkeypatch.setattr(output, "out", Console(file=boxed, force_terminal=True, width=120, color_system=None))
+    output.table(("JOB", "DISPLAY NAME"), [("vision/resnet", "resnet [bold]v2[/bold]")])
+    assert "resnet [bold]v2[/bold]" in boxed.getvalue()

@@ -261,3 +261,68 @@ def test_a_bucket_name_within_the_rules_renders(name):
     config["spot-training:teams"]["vision"]["bucket"] = {"name": name}
     [bucket] = render(config).of_type("storage/bucket:Bucket")
     assert bucket.inputs["name"] == name
+
+
+# --- renames (issue 21, part 6): a component's type renamed keeps what it holds ---
+
+
+def engine_urns(recorder) -> dict[str, tuple[str, set[str]]]:
+    """Each resource's type and name -> its URN and the URNs the engine matches it to in state: its own, and those
+    its aliases and its ancestors' aliases make (a child inherits its parent's aliases). The engine's URN qualifies
+    a type by its ancestors' (`team$bucket`), not the root stack's."""
+    import itertools
+
+    regs = recorder.registrations
+
+    def alternatives(urn: str) -> list[list[str]]:
+        typ, _, parent, former = regs[urn]
+        if typ == "pulumi:pulumi:Stack":
+            return []
+        return [*(alternatives(parent) if parent in regs else []), [typ, *former]]
+
+    found = {}
+    for urn, (typ, name, _, _) in regs.items():
+        if typ != "pulumi:pulumi:Stack":
+            levels = alternatives(urn)
+            own = "$".join(types[0] for types in levels)
+            chains = itertools.product(*levels)
+            found[f"{typ}::{name}"] = (
+                f"urn:pulumi:dev::spot-training::{own}::{name}",
+                {f"urn:pulumi:dev::spot-training::{'$'.join(chain)}::{name}" for chain in chains},
+            )
+    return found
+
+
+KEPT = ("gcp:storage/bucket:Bucket", "gcp:serviceaccount/account:Account", "SpotTrainingJob")
+
+
+@pytest.mark.parametrize("renamed", ["team", "bucket", "account"])
+def test_renaming_a_components_type_with_an_alias_plans_no_replacement_of_a_bucket_an_account_or_a_job(monkeypatch, renamed):
+    """The convention of docs/team.md: a renamed type keeps its former one in FORMER_TYPES. The engine then
+    matches every child's old URN (a new URN is a delete and a create: a new, empty bucket; a new account
+    without its grants; a job submitted again)."""
+    from components.service_account import TrainingServiceAccount
+    from components.staging_bucket import StagingBucket
+    from components.team import TeamTrainingEnvironment
+
+    component = {"team": TeamTrainingEnvironment, "bucket": StagingBucket, "account": TrainingServiceAccount}[renamed]
+    config = team_config(resnet=a_job())
+    before = {key: own for key, (own, _) in engine_urns(render(config)).items() if key.split("::")[0].endswith(KEPT)}
+    assert len(before) == 3
+
+    monkeypatch.setattr(component, "FORMER_TYPES", (component.TYPE,))
+    monkeypatch.setattr(component, "TYPE", component.TYPE + "Renamed")
+    after = engine_urns(render(config))
+    for key, old_urn in before.items():
+        assert old_urn in after[key][1], f"{key} would be replaced"
+    assert any(own != before[key] for key, (own, _) in after.items() if key in before)  # the rename is real
+
+
+def test_without_the_alias_a_renamed_type_would_replace_the_bucket(monkeypatch):
+    """The check above has teeth: the engine would not find the old bucket."""
+    from components.staging_bucket import StagingBucket
+
+    config = team_config(resnet=a_job())
+    old_urn, _ = engine_urns(render(config))["gcp:storage/bucket:Bucket::vision-staging"]
+    monkeypatch.setattr(StagingBucket, "TYPE", StagingBucket.TYPE + "Renamed")
+    assert old_urn not in engine_urns(render(config))["gcp:storage/bucket:Bucket::vision-staging"][1]

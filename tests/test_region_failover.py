@@ -247,7 +247,7 @@ def test_the_sweep_searches_every_region_the_configs_ladders_name(tmp_path, monk
     (tmp_path / "stacks" / "Pulumi.dev.yaml").write_text(yaml.safe_dump({"config": config()}))
     stack = Stack.load("dev", root=tmp_path)
     empty = StackState.parse('{"version": 3, "deployment": {"resources": []}}', "test", stack)
-    assert sweep.parents_of_config_and_state(stack, empty, []) == [f"projects/acme-ml-dev/locations/{HOME}", f"projects/acme-ml-dev/locations/{AWAY}"]
+    assert sweep.parents_crossed(stack, empty, []) == [f"projects/acme-ml-dev/locations/{HOME}", f"projects/acme-ml-dev/locations/{AWAY}"]
 
 
 def test_the_typed_rung_writes_the_rest_rung():

@@ -187,3 +187,40 @@ def test_two_members_of_one_team_deriving_one_grant_name_is_an_error_naming_both
     # Both would be granted actAs under the resource name ...-group-a-b-acme-example: one grant silently lost.
     message = failures_of(config({"vision": {"members": ["group:a.b@acme.example", "group:a-b@acme.example"]}}))
     assert "spot-training:teams.vision.members[1]: " in message and "spot-training:teams.vision.members[0]" in message
+
+
+# --- layers (issue 21, part 6) ---
+
+
+def test_reading_the_config_imports_neither_the_google_sdk_nor_the_job_provider():
+    """The CLI's `validate` and the policy pack read the config alone: what it imports they pay for, every run."""
+    import subprocess
+    import sys
+
+    from tests.program import ROOT
+
+    probe = (
+        "import sys, stack_config\n"
+        "print(sorted(m for m in ('pulumi_gcp', 'components.spot_job.provider', 'components.spot_job.resource', 'components.team') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_each_job_is_validated_once_in_the_program_and_registered_as_validated(monkeypatch):
+    """The loader validates the body the team registers (one function builds both); nothing validates it again
+    before the provider's check, on the host's side."""
+    from components.spot_job import spec
+    from components.spot_job.spec import validate
+
+    seen = []
+    monkeypatch.setattr(spec, "validate", lambda inputs, **kw: seen.append(inputs["displayName"]) or validate(inputs, **kw))
+    job = docs_request_body()["jobSpec"]
+    recorder = render(config({"vision": {"jobs": {"resnet": job, "bert": {**job, "displayName": "bert-large"}}}}))
+    assert sorted(seen) == ["bert-large", "vision-resnet"]
+    registered = {r.inputs["displayName"]: r.inputs for r in recorder.of_type("SpotTrainingJob")}
+    assert sorted(registered) == sorted(seen)
+    for inputs in registered.values():  # with the team's values the loader stood in for
+        assert inputs["labels"] == {"team": "vision", "environment": "dev"}
+        assert inputs["jobSpec"]["serviceAccount"].endswith(".iam.gserviceaccount.com")
+        assert inputs["jobSpec"]["baseOutputDirectory"]["outputUriPrefix"].startswith("gs://")

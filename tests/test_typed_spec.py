@@ -114,28 +114,19 @@ def test_values_that_are_outputs_are_unknown_at_construction_and_skipped():
     SpotTrainingJobArgs(job_spec=job, labels=pulumi.Output.from_input({"purpose": "smoke"}), project=pulumi.Output.from_input("acme-ml-dev"))
 
 
-def test_the_resource_args_are_validated_when_they_are_made():
-    import pytest
-
-    from components.spot_job.resource import SpotTrainingJobArgs
-
-    body = {"displayName": "x" * 129, "labels": {"Team": "vision"}, "jobSpec": job_inputs()["jobSpec"]}
-    with pytest.raises(typed_spec.TypedSpecError) as raised:
-        SpotTrainingJobArgs.from_custom_job(body, wait_for="forever", location="us")
-    message = str(raised.value)
-    assert message.startswith("SpotTrainingJobArgs: invalid Spot training job:")
-    for path in ("displayName", "labels", "waitFor", "location"):
-        assert f"\n  {path}" in message, message
-
-
-def test_the_resource_validates_with_its_defaults_before_registering():
-    import pytest
-
+def test_a_job_made_in_code_is_validated_by_the_providers_check_once_with_its_defaults(emulator, host):
+    """SpotTrainingJobArgs and SpotTrainingJob carry what they are given; the provider's `check` validates it,
+    with the defaults filled in (here the resource's name as displayName), naming each field, before any call
+    to Google. A stack config's jobs are validated by its loader instead, naming the config path."""
     from components.spot_job.resource import SpotTrainingJob, SpotTrainingJobArgs
     from tests.program import render_components
+    from tests.provider_host import JOB_TYPE
 
-    def build():  # valid args; the name it defaults displayName to is not a valid display name
-        SpotTrainingJob("r" * 129, SpotTrainingJobArgs(project="acme-ml-dev", location="us-central1", job_spec=job_inputs()["jobSpec"]))
-
-    with pytest.raises(typed_spec.TypedSpecError, match=r"^SpotTrainingJob 'rrr+': invalid Spot training job:\n  displayName"):
-        render_components(build)
+    body = {"labels": {"Team": "vision"}, "jobSpec": job_inputs()["jobSpec"]}
+    recorder = render_components(
+        lambda: SpotTrainingJob("r" * 129, SpotTrainingJobArgs.from_custom_job(body, wait_for="forever", project="acme-ml-dev", location="us"))
+    )
+    [job] = recorder.of_type("SpotTrainingJob")
+    checked = host.check(f"urn:pulumi:dev::spot-training::{JOB_TYPE}::{'r' * 129}", {}, dict(job.inputs))
+    assert sorted(f.property for f in checked.failures) == ["displayName", "labels.Team", "location", "waitFor"]
+    assert sum(emulator.calls.values()) == 0

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import InitVar, dataclass
+from dataclasses import dataclass
 from typing import Any, Mapping, Optional, Union
 
 import pulumi
@@ -11,7 +11,7 @@ import pulumi.dynamic
 
 from . import property_paths
 from .provider import SpotTrainingJobProvider
-from .typed_spec import UNKNOWN, JobSpec, ResubmissionPolicy, require_valid
+from .typed_spec import JobSpec, ResubmissionPolicy
 
 
 @dataclass
@@ -39,28 +39,9 @@ class SpotTrainingJobArgs:
     # prefixes; an image URI starting with `from` is submitted starting with `to` in `location`
     # (the team's replica repositories, ContainerRepository.mirrors).
     image_mirrors: Optional[pulumi.Input[list]] = None
-    # Internal: set by the team component for a job its stack config's loader has
-    # already validated (naming the config path), so it is not validated twice.
-    _validated: InitVar[bool] = False
-
-    def __post_init__(self, _validated: bool) -> None:
-        # spec.validate's rules at construction, naming the field; the defaults still to come
-        # (project, location, display name) and Pulumi Outputs are unknown here and skipped.
-        if not _validated:
-            require_valid(self.inputs(project=UNKNOWN, location=UNKNOWN, display_name=UNKNOWN), "SpotTrainingJobArgs")
-        object.__setattr__(self, "_checked", True)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        # A field set after construction was not validated: the resource validates it.
-        object.__setattr__(self, "_checked", False)
-        object.__setattr__(self, name, value)
-
-    def validated_whole(self) -> bool:
-        """Whether construction validated everything the resource would: no default left to fill in, nothing set since."""
-        return bool(getattr(self, "_checked", False) and self.project and self.location and self.display_name)
 
     def inputs(self, project: Any, location: Any, display_name: Any) -> dict[str, Any]:
-        """The resource's inputs that spec.validate checks, with these defaults for the unset ones."""
+        """The resource's inputs, with these defaults for the unset ones."""
         return {
             "project": self.project or project,
             "location": self.location or location,
@@ -200,11 +181,6 @@ class SpotTrainingJob(pulumi.dynamic.Resource, module="spot-training", name="Spo
         # rather than a copy of the inputs (Output.from_input of a coroutine made three).
         if found := _outputs(props, ()):
             props["secretPaths"] = pulumi.Output(set(), asyncio.ensure_future(_secret_paths(found)), _known())
-        # With the defaults filled in (gcp:project, gcp:region, the name), before anything is
-        # registered; unless the args were validated whole already (submissionScope and
-        # secretPaths, added here, are ours: a string and an Output).
-        if not args.validated_whole():
-            require_valid(props, f"SpotTrainingJob {name!r}")
         # An unset input is left out: the SDK registers no None value anyway, but would make
         # an Output (and its futures and tasks) for every key; the outputs need theirs.
         props = {key: value for key, value in props.items() if value is not None}
