@@ -35,7 +35,7 @@ def cancel(
             output.error(f"no active job of {job} in stack {stack} (its jobs: {ended}); nothing cancelled")
             raise typer.Exit(1)
         for j in active:
-            with vertex.JobService(JobName.parse(j["name"]).location) as service:
-                service.cancel(j["name"])
-                now = service.get(j["name"])
+            service = vertex.JobService(JobName.parse(j["name"]).location)
+            service.cancel(j["name"])
+            now = service.get(j["name"])
             print(f"cancelled {j['name']} ({job}, was {j.get('state')}): now {(now or {}).get('state', 'gone')}")

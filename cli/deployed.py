@@ -16,6 +16,7 @@ from typing import Any, Iterator
 import typer
 
 from cli import output
+from components.spot_job.job_name import parent_of, split_parent
 
 
 @dataclass(frozen=True)
@@ -84,17 +85,18 @@ def parents_of_jobs(stack, jobs: dict[str, dict[str, Any]], locations: list[str]
     places = {(stack.gcp_project, stack.region)}
     places |= {(i.get("project"), loc) for i in jobs.values() if i.get("project") for loc in resubmission.locations(i)}
     places |= {(stack.gcp_project, location) for location in locations}
-    return [f"projects/{p}/locations/{loc}" for p, loc in sorted(places)]
+    return [parent_of(p, loc) for p, loc in sorted(places)]
 
 
 def labelled(where: list[str], label: str, value: str) -> list[dict[str, Any]]:
     from components.spot_job import vertex
 
     found = []
-    for location in sorted({parent.split("/")[3] for parent in where}):
-        with output.progress(f"listing the stack's jobs in {location}"), vertex.JobService(location) as service:
+    for location in sorted({split_parent(parent)[1] for parent in where}):
+        service = vertex.JobService(location)
+        with output.progress(f"listing the stack's jobs in {location}"):
             for parent in where:
-                if parent.split("/")[3] == location:
+                if split_parent(parent)[1] == location:
                     found += service.labelled(parent, label, value)
     return found
 

@@ -42,13 +42,13 @@ def logs(
         output.error(f"no job of {job} was submitted in stack {stack} (searched: {', '.join(where)})")
         raise typer.Exit(1)
     newest = found[-1]
-    parts = newest.job["name"].split("/")  # projects/P/locations/L/customJobs/ID
-    project, region, job_id = parts[1], parts[3], parts[5]
+    name = JobName.parse(newest.job["name"])
+    project, region, job_id = name.project, name.location, name.id
     print(f"{job}: {newest.job['name']} ({newest.job.get('state')}, attempt {newest.attempt} of {len(found)})")
     print(f"\nCloud Logging query (project {project}):\n  {query(job_id)}")
     print(f"\nStream it while the job runs:\n  {shlex.join(['gcloud', 'ai', 'custom-jobs', 'stream-logs', job_id, f'--project={project}', f'--region={region}'])}")
     print(f"\nRead what it wrote (newest first):\n  {shlex.join(['gcloud', 'logging', 'read', query(job_id), f'--project={project}', f'--freshness={FRESHNESS}'])}")
-    print(f"\nConsole: {JobName.parse(newest.job['name']).console_url}")
+    print(f"\nConsole: {name.console_url}")
     if len(found) > 1:
         earlier = ", ".join(f"{f.job['name'].rsplit('/', 1)[1]} ({f.job.get('state')})" for f in found[:-1])
         print(f"Earlier attempts: {earlier}; their logs: the same query with their job id")

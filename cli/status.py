@@ -41,7 +41,7 @@ def status(
                 f.job.get("state") or "-",
                 str(f.attempt),
                 ((f.job.get("jobSpec") or {}).get("scheduling") or {}).get("strategy") or "STRATEGY_UNSPECIFIED",
-                f.job["name"].split("/")[3],  # a fallback rung may have moved the attempt
+                JobName.parse(f.job["name"]).location,  # a fallback rung may have moved the attempt
                 f.job.get("startTime") or "-",
                 f.job.get("endTime") or "-",
                 JobName.parse(f.job["name"]).console_url,

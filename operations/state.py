@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from components.spot_job import resubmission
+from components.spot_job.job_name import JobName
 
 from .stack import ROOT, Stack
 
@@ -79,7 +80,6 @@ class StackState:
             project, location = _text(outputs, "project", urn), _text(outputs, "location", urn)
             places.add((project, location))
             places.update((project, loc) for loc in resubmission.locations(outputs))
-            parent = f"projects/{project}/locations/{location}"
             pointed = [resource.get("id"), outputs.get("jobName")]
             # A past attempt is remembered by its full name (it may have run in another
             # region), or, in a state written before attempts could move, by its id.
@@ -92,9 +92,12 @@ class StackState:
                     )
                 if isinstance(value, str) and value:
                     # An id alone (an old history entry) is a job of the resource's own project and location.
-                    name = value if "/" in value else f"{parent}/customJobs/{value}"
-                    names.add(name)
-                    places.add((name.split("/")[1], name.split("/")[3]))
+                    try:
+                        job = JobName.of(value, project, location)
+                    except ValueError as error:
+                        raise StateError(f"{source}: {urn}: {error}") from None
+                    names.add(str(job))
+                    places.add((job.project, job.location))
         pending = tuple(
             ((op.get("resource") or {}).get("urn", "?"), op.get("type", "?"))
             for op in deployment.get("pending_operations") or []

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from components.spot_job import labels, states
-from components.spot_job.job_name import JobName
+from components.spot_job.job_name import JobName, split_parent
 from offline import table as tables
 
 from .stack import Stack, StackError
@@ -171,11 +171,11 @@ def _sweep(args: argparse.Namespace, command: list[str], stack: Stack, state: St
     where = parents_crossed(stack, state, args.location)
     stack_label = labels.stack_value(stack.scope)
     findings: list[Finding] = []
-    for location in sorted({parent.split("/")[3] for parent in where}):
-        with vertex.JobService(location) as service:
-            for parent in where:
-                if parent.split("/")[3] == location:
-                    findings += unaccounted(service.labelled(parent, labels.STACK_LABEL, stack_label), state)
+    for location in sorted({split_parent(parent)[1] for parent in where}):
+        service = vertex.JobService(location)
+        for parent in where:
+            if split_parent(parent)[1] == location:
+                findings += unaccounted(service.labelled(parent, labels.STACK_LABEL, stack_label), state)
     if not findings:
         print(f"No job of stack {stack.name} ({stack.project}) outside its state in: {', '.join(where)}")
         return DONE
@@ -233,9 +233,9 @@ def _cancel(f: Finding) -> dict[str, Any] | None:
     from components.spot_job import vertex
 
     name = f.job["name"]
-    with vertex.JobService(name.split("/")[3]) as service:
-        service.cancel(name)
-        now = service.get(name)
+    service = vertex.JobService(JobName.parse(name).location)
+    service.cancel(name)
+    now = service.get(name)
     print(f"cancelled {name} ({f.job.get('displayName') or '-'}, {f.status}): now {(now or {}).get('state', 'gone')}")
     return now
 
@@ -248,8 +248,8 @@ def _delete(f: Finding) -> bool:
 
     name = f.job["name"]
     try:
-        with vertex.JobService(name.split("/")[3]) as service:
-            service.delete_record(name, DELETE_TIMEOUT)
+        service = vertex.JobService(JobName.parse(name).location)
+        service.delete_record(name, DELETE_TIMEOUT)
     except exceptions.FailedPrecondition as refused:
         print(f"not deleted {name}: {refused.message}; run the sweep again later.")
         return False

@@ -47,8 +47,8 @@ def submit(body: dict, **label_changes: str) -> str:
 
     body = json.loads(json.dumps(body))
     body["labels"].update(label_changes)
-    with vertex.JobService("us-central1") as service:
-        job = service.create(PARENT, body)
+    service = vertex.JobService("us-central1")
+    job = service.create(PARENT, body)
     return job["name"]
 
 
@@ -319,8 +319,8 @@ def test_status_and_cancel_find_an_attempt_a_region_ladder_moved_to_another_regi
 
     moved_body = json.loads(json.dumps(bodies["vision/resnet-smoke"]))
     moved_body["labels"][labels.SUBMISSION_LABEL] = "attempt-2"
-    with vertex.JobService("us-east1") as service:
-        moved = service.create("projects/acme-ml-dev/locations/us-east1", moved_body)
+    service = vertex.JobService("us-east1")
+    moved = service.create("projects/acme-ml-dev/locations/us-east1", moved_body)
     emulator.advance(moved["name"])
 
     done = spot_training_in_process("status", "dev", stacks_dir=tmp_path, env=env(emulator))

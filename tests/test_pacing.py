@@ -150,7 +150,7 @@ def test_every_page_of_a_list_is_a_call_of_its_own_paced_and_retried(emulator, f
     emulator.inject("ListCustomJobs", grpc.StatusCode.UNAVAILABLE, calls=[2])  # the second page's first try
     waited = []
     monkeypatch.setattr(pacing.Pacer, "wait", lambda self, method: waited.append(method))
-    with vertex.JobService("us-central1") as service:
-        assert len(service.labelled(parent, "k", "v")) == 150
+    service = vertex.JobService("us-central1")
+    assert len(service.labelled(parent, "k", "v")) == 150
     assert emulator.calls["ListCustomJobs"] == 3
     assert waited == ["list_custom_jobs"] * 3  # the retry waited for its slot too

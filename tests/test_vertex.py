@@ -26,22 +26,22 @@ def refusing(error, name="create_custom_job"):
 
 
 def test_permission_denied_says_which_grants_are_missing(emulator):
-    with vertex.JobService("us-central1") as service:
-        with pytest.raises(vertex.VertexError, match=r"roles/iam\.serviceAccountUser"):
-            service._call("submit the job", refusing(exceptions.PermissionDenied("actAs denied")))
+    service = vertex.JobService("us-central1")
+    with pytest.raises(vertex.VertexError, match=r"roles/iam\.serviceAccountUser"):
+        service._call("submit the job", refusing(exceptions.PermissionDenied("actAs denied")))
 
 
 def test_invalid_argument_carries_vertexs_message(emulator):
-    with vertex.JobService("us-central1") as service:
-        with pytest.raises(vertex.VertexError, match="machine type n9-huge is not supported"):
-            service._call("submit the job", refusing(exceptions.InvalidArgument("machine type n9-huge is not supported")))
+    service = vertex.JobService("us-central1")
+    with pytest.raises(vertex.VertexError, match="machine type n9-huge is not supported"):
+        service._call("submit the job", refusing(exceptions.InvalidArgument("machine type n9-huge is not supported")))
 
 
 def test_a_rejected_submission_through_the_real_client_is_final(emulator):
     """The emulator rejects what Vertex rejects; the adapter does not retry it."""
-    with vertex.JobService("us-central1") as service:
-        with pytest.raises(vertex.VertexError, match="display_name"):
-            service.create("projects/acme-ml-dev/locations/us-central1", {"jobSpec": {"workerPoolSpecs": []}})
+    service = vertex.JobService("us-central1")
+    with pytest.raises(vertex.VertexError, match="display_name"):
+        service.create("projects/acme-ml-dev/locations/us-central1", {"jobSpec": {"workerPoolSpecs": []}})
     assert emulator.calls["CreateCustomJob"] == 1
 
 

@@ -35,7 +35,7 @@ class JobName:
 
     @property
     def parent(self) -> str:
-        return f"projects/{self.project}/locations/{self.location}"
+        return parent_of(self.project, self.location)
 
     def __str__(self) -> str:
         return f"{self.parent}/customJobs/{self.id}"
@@ -51,3 +51,16 @@ class JobName:
     def gcloud(self, verb: str) -> str:
         """The gcloud command that applies `verb` (describe, cancel, delete, stream-logs) to this job."""
         return f"gcloud ai custom-jobs {verb} {self.id} --region={self.location} --project={self.project}"
+
+
+def parent_of(project: str, location: str) -> str:
+    """The parent a job is created in and listed under: `projects/{project}/locations/{location}`."""
+    return f"projects/{project}/locations/{location}"
+
+
+def split_parent(parent: str) -> tuple[str, str]:
+    """(project, location) of `projects/{project}/locations/{location}`; ValueError for anything else."""
+    parts = parent.split("/")
+    if len(parts) != 4 or parts[0] != "projects" or parts[2] != "locations" or not parts[1] or not parts[3]:
+        raise ValueError(f"{parent!r} is not a parent (projects/{{project}}/locations/{{location}})")
+    return parts[1], parts[3]

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import spec
+from .job_name import JobName
 
 FAILED = "JOB_STATE_FAILED"
 STOCKOUT = "STOCKOUT"
@@ -145,9 +146,10 @@ def why(due: Resubmission, olds: dict[str, Any], news: dict[str, Any]) -> str:
 
 
 def _location_of(state: dict[str, Any]) -> str | None:
-    name = state.get("jobName") or ""
-    parts = name.split("/")
-    return parts[3] if len(parts) >= 6 else None
+    try:
+        return JobName.parse(str(state.get("jobName") or "")).location
+    except ValueError:
+        return None
 
 
 def history_entry(state: dict[str, Any]) -> dict[str, Any]:

@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 from dataclasses import dataclass
 from typing import Any, Iterable
 
@@ -216,11 +217,15 @@ def _settle(lookup: _Lookup, location: str, settle: float) -> dict[str, Any] | N
         multiplier=SETTLE_POLL.multiplier,
         timeout=settle,
     )
+    deadline = time.monotonic() + settle
     try:
         return polling(look)()
     except (exceptions.RetryError, _NotSeen):
         pass
-    try:  # the backoff's last sleep may end short of the bound: one look at its end
+    # The backoff stops when its next sleep would pass the bound, so its last look may come seconds
+    # early: one more look at the bound itself, so that the whole settle time is covered.
+    time.sleep(max(0.0, deadline - time.monotonic()))
+    try:
         return look()
     except _NotSeen:
         return None

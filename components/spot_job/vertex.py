@@ -22,6 +22,7 @@ from google.protobuf import json_format
 
 from . import gapic_import, labels, pacing, states
 from .errors import UserError
+from .job_name import JobName
 
 log = logging.getLogger("spot-training")
 
@@ -171,12 +172,6 @@ class JobService:
         self._pacer = pacing.for_location(location, quotas)
         self._client = shared_client(location)
 
-    def __enter__(self) -> "JobService":
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        pass  # the client stays open for the next call (shared_client)
-
     def jobs_of(self, parent: str, scope: str, display_name: str, key: str | None = None) -> list[dict[str, Any]]:
         """Every job the resource with submission scope `scope` submitted in `parent`
         (and, for jobs v1 labelled without a resource label, those with its display
@@ -240,7 +235,7 @@ class JobService:
             self._call(
                 "list jobs in the job's project and location",
                 self._client.list_custom_jobs,
-                request={"parent": name.rsplit("/customJobs/", 1)[0], "page_size": 1},
+                request={"parent": JobName.parse(name).parent, "page_size": 1},
                 retry=_transient_retry(READ_DEADLINE),
                 timeout=CALL_TIMEOUT,
             )
