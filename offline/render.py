@@ -24,6 +24,8 @@ from typing import Any
 
 import pulumi
 
+from components.spot_job import defaults, values
+from components.spot_job.job_name import split_parent
 from offline import table
 from offline.mocks import UNBUILT_DIGEST, OfflineMocks
 from offline.program import SECRET_PLACEHOLDER, UnknownStack, engine_view, run, secure_keys, stack_config
@@ -51,7 +53,7 @@ class RenderedJob:
 
     @property
     def url(self) -> str:
-        return ENDPOINT.format(location=self.parent.split("/")[3], parent=self.parent)
+        return ENDPOINT.format(location=split_parent(self.parent)[1], parent=self.parent)
 
 
 def provider_inputs(stack: str) -> tuple[dict[tuple[str, str], dict[str, Any]], OfflineMocks]:
@@ -107,9 +109,9 @@ def settings(jobs: list[RenderedJob]) -> str:
     rows = []
     for j in jobs:
         k = j.knobs
-        wait = _or_default(k.get("waitFor"), spec.DEFAULT_WAIT_FOR)
+        wait = _or_default(k.get("waitFor"), defaults.DEFAULT_WAIT_FOR)
         if k.get("waitFor") not in (None, "none"):
-            wait += f" ({k['waitTimeout']})" if k.get("waitTimeout") else f" ({spec.DEFAULT_WAIT_TIMEOUT} default)"
+            wait += f" ({k['waitTimeout']})" if k.get("waitTimeout") else f" ({defaults.DEFAULT_WAIT_TIMEOUT} default)"
         rerun = json.dumps(k["rerun"]) if "rerun" in k else "- (default)"
         rows.append(
             (
@@ -117,8 +119,8 @@ def settings(jobs: list[RenderedJob]) -> str:
                 j.job,
                 wait,
                 rerun,
-                _or_default(k.get("onDelete"), spec.DEFAULT_ON_DELETE),
-                _or_default(k.get("replaceOrder"), spec.DEFAULT_REPLACE_ORDER),
+                _or_default(k.get("onDelete"), defaults.DEFAULT_ON_DELETE),
+                _or_default(k.get("replaceOrder"), defaults.DEFAULT_REPLACE_ORDER),
                 _resubmissions(k.get("resubmission") or {}),
                 ladder(j),
             )
@@ -132,21 +134,21 @@ def ladder(job: RenderedJob) -> str:
     included), and which of them is billed at the on-demand price."""
     from components.spot_job import resubmission, spec
 
-    location = job.parent.split("/")[3]
+    location = split_parent(job.parent)[1]
     inputs = {"jobSpec": job.body["jobSpec"], "location": location, **job.knobs}
-    own = job.body["jobSpec"]["scheduling"].get("strategy") or spec.DEFAULT_STRATEGY
+    own = job.body["jobSpec"]["scheduling"].get("strategy") or defaults.DEFAULT_STRATEGY
     rungs = (job.knobs.get("resubmission") or {}).get("fallback") or []
     if own != "SPOT":
         return _priced(own)
     if not rungs:
         return "SPOT, no fallback (default)"
-    limit = spec.as_int((job.knobs.get("resubmission") or {}).get("maxResubmissions"))
-    limit = spec.DEFAULT_MAX_RESUBMISSIONS if limit is None else limit
+    limit = values.as_int((job.knobs.get("resubmission") or {}).get("maxResubmissions"))
+    limit = defaults.DEFAULT_MAX_RESUBMISSIONS if limit is None else limit
     # Where each step runs, once a rung of the ladder moves the job to another region.
     moves = any(isinstance(r, dict) and r.get("location") for r in rungs)
     steps = [f"SPOT in {location}" if moves else "SPOT"]
     for rung in rungs:
-        after = spec.as_int(rung.get("afterStockouts")) or 0
+        after = values.as_int(rung.get("afterStockouts")) or 0
         if after > limit:  # the submission after the Nth stockout is resubmission N
             what = " in ".join(str(v) for v in (rung.get("strategy"), rung.get("location")) if v)
             steps.append(f"after {after} stockouts {what} (never reached: at most {limit} resubmissions)")
@@ -173,7 +175,7 @@ def _resubmissions(policy: dict[str, Any]) -> str:
     from components.spot_job import spec
 
     limit = policy.get("maxResubmissions")
-    count = str(spec.DEFAULT_MAX_RESUBMISSIONS) if limit is None else str(spec.as_int(limit))
+    count = str(defaults.DEFAULT_MAX_RESUBMISSIONS) if limit is None else str(values.as_int(limit))
     on = "any failure" if policy.get("onOtherFailures") else "STOCKOUT"
     text = f"{count} on {on}"
     return f"{text} (default)" if limit is None and not policy.get("onOtherFailures") else text

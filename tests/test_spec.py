@@ -5,6 +5,7 @@ import copy
 import pytest
 
 from components.spot_job import spec
+from components.spot_job.rules import flex_start
 from tests.fixtures import docs_request_body, job_inputs, python_package_pool
 
 
@@ -53,14 +54,14 @@ def test_flex_start_follows_the_dynamic_workload_scheduler_requirements():
         "NVIDIA_H100_80GB": "a3-highgpu-1g", "NVIDIA_H100_MEGA_80GB": "a3-megagpu-8g", "NVIDIA_H200_141GB": "a3-ultragpu-8g",
         "NVIDIA_B200": "a4-highgpu-8g",
     }
-    assert set(machines) == set(spec.FLEX_START_GPUS)
+    assert set(machines) == set(flex_start.FLEX_START_GPUS)
     for gpu, machine_type in machines.items():
         count = 1 if machine_type.endswith(("-1g", "-8")) else 8
         assert failures_at(_flex(machineType=machine_type, acceleratorType=gpu, acceleratorCount=count)) == {}, gpu
     same = _flex(second={"machineType": "g2-standard-8", "acceleratorType": "NVIDIA_L4", "acceleratorCount": 1})
     assert failures_at(same) == {}
     t4 = with_machine(acceleratorType="NVIDIA_TESLA_T4", acceleratorCount=1)
-    assert not spec.flex_start_qualifies(t4)
+    assert not flex_start.qualifies(t4)
 
 
 def test_spot_may_say_it_takes_no_reservation_and_standard_may_consume_one():
@@ -216,8 +217,8 @@ def test_the_lifecycle_knobs_are_not_part_of_the_job_definition():
 
 def test_flex_start_applies_to_gpu_machines_only():
     gpu = with_machine(machineType="g2-standard-8", acceleratorType="NVIDIA_L4", acceleratorCount=1)
-    assert spec.flex_start_qualifies(gpu)
-    assert not spec.flex_start_qualifies(job_inputs())
+    assert flex_start.qualifies(gpu)
+    assert not flex_start.qualifies(job_inputs())
     assert failures_at({**gpu, "resubmission": {"fallback": [{"afterStockouts": 1, "strategy": "FLEX_START"}]}}) == {}
 
 

@@ -27,7 +27,7 @@ from pulumi.dynamic import (
 from pulumi.output import Unknown
 from pulumi.runtime import rpc
 
-from . import decision, redaction, resubmission, spec
+from . import decision, defaults, redaction, resubmission, spec, values
 from .errors import reported_cleanly
 from .job_name import JobName
 from .resource_state import OUTPUT_FIELDS, PROVIDER_KEY, JobState, inputs_of  # noqa: F401 (the state's shape, read by tests)
@@ -118,14 +118,14 @@ class SpotTrainingJobProvider(ResourceProvider):
     @reported_cleanly
     def delete(self, id_: str, props: dict[str, Any]) -> None:
         state = JobState.of(props, id_)
-        on_delete = props.get("onDelete") or spec.DEFAULT_ON_DELETE
+        on_delete = props.get("onDelete") or defaults.DEFAULT_ON_DELETE
         if on_delete == "keep":  # forget it: the job, running or not, stays in Vertex
             return
         _report_to_stderr()
         from . import stopping, submission, vertex
 
         label = props.get("displayName") or str(state.job)
-        timeout = spec.duration_seconds(props.get("deleteTimeout") or spec.DEFAULT_DELETE_TIMEOUT)
+        timeout = values.duration_seconds(props.get("deleteTimeout") or defaults.DEFAULT_DELETE_TIMEOUT)
         service = vertex.JobService(state.job.location, props.get("quotas"))
         # Cancelled at once; waited on only if the host can spare the thread (see stopping).
         scope = props.get("submissionScope") or ""

@@ -22,7 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from . import spec
+from . import defaults, spec, values
+from .rules import flex_start
 from .job_name import JobName
 
 FAILED = "JOB_STATE_FAILED"
@@ -69,7 +70,7 @@ def next_submission(state: dict[str, Any], news: dict[str, Any]) -> Resubmission
         return None
     policy = news.get("resubmission") or {}
     attempt = _whole(state.get("attempt"), 1)
-    limit = _whole(policy.get("maxResubmissions"), spec.DEFAULT_MAX_RESUBMISSIONS)
+    limit = _whole(policy.get("maxResubmissions"), defaults.DEFAULT_MAX_RESUBMISSIONS)
     if attempt - 1 >= limit:
         return None
     stockout = is_stockout(state.get("error"))
@@ -101,7 +102,7 @@ def placement_after(stockouts: int, inputs: dict[str, Any]) -> Placement:
     """Where and how a submission runs after `stockouts` STOCKOUT failures: the
     spec's own strategy, location and key, until fallback rungs say otherwise.
     A ladder applies to a SPOT job only (the rules refuse one on another strategy)."""
-    own = ((inputs.get("jobSpec") or {}).get("scheduling") or {}).get("strategy") or spec.DEFAULT_STRATEGY
+    own = ((inputs.get("jobSpec") or {}).get("scheduling") or {}).get("strategy") or defaults.DEFAULT_STRATEGY
     own_key = ((inputs.get("encryptionSpec") or {}).get("kmsKeyName")) or None
     place = Placement(own, inputs.get("location") or "", own_key)
     if own != "SPOT":
@@ -112,7 +113,7 @@ def placement_after(stockouts: int, inputs: dict[str, Any]) -> Placement:
         if rung.get("strategy"):
             strategy = rung["strategy"]
             if strategy == "auto":
-                strategy = "FLEX_START" if spec.flex_start_qualifies(inputs) else "STANDARD"
+                strategy = "FLEX_START" if flex_start.qualifies(inputs) else "STANDARD"
             place = Placement(strategy, place.location, place.kms_key_name, place.rung)
         if not rung.get("location"):
             continue
@@ -170,5 +171,5 @@ def history_entry(state: dict[str, Any]) -> dict[str, Any]:
 def _whole(value: Any, default: int) -> int:
     # The one coercion `check` validated with: 1, 1.0 (Pulumi's wire format
     # carries every number as a double) and "1" (as YAML or REST may write it).
-    number = spec.as_int(value)
+    number = values.as_int(value)
     return default if number is None else number

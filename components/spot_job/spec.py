@@ -15,22 +15,10 @@ from typing import Any
 
 from . import labels as own_labels
 from . import rules, schema
-from .defaults import (  # noqa: F401 (the spec's defaults, read by the provider and the render as spec.DEFAULT_*)
-    DEFAULT_DELETE_TIMEOUT,
-    DEFAULT_MAX_RESUBMISSIONS,
-    DEFAULT_ON_DELETE,
-    DEFAULT_REPLACE_ORDER,
-    DEFAULT_REPLICA_COUNT,
-    DEFAULT_STRATEGY,
-    DEFAULT_WAIT_FOR,
-    DEFAULT_WAIT_TIMEOUT,
-)
+from .defaults import DEFAULT_REPLICA_COUNT, DEFAULT_STRATEGY
 from .errors import UserError
-from .rules.flex_start import FLEX_START_GPUS, problems as flex_start_problems, qualifies as flex_start_qualifies  # noqa: F401
-from .rules.knobs import MAX_BLOCKING_SECONDS  # noqa: F401
-from .rules.resubmission import MAX_RESUBMISSIONS  # noqa: F401
 from .shape import ShapeCheck, join
-from .values import DURATION, as_int, duration_seconds  # noqa: F401
+from .values import DURATION, as_int
 
 # Inputs that define the job. Vertex cannot change a submitted CustomJob, so a
 # change to any of them is a replacement: the job is resubmitted.

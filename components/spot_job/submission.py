@@ -65,7 +65,7 @@ from google.api_core import exceptions
 from google.api_core import retry as retries
 from google.protobuf import timestamp_pb2
 
-from . import labels, resubmission, spec, states, vertex
+from . import defaults, labels, resubmission, spec, states, vertex
 from .job_name import JobName
 
 log = logging.getLogger("spot-training")
@@ -239,8 +239,8 @@ class _Lookup:
         self.scope = inputs.get("submissionScope") or ""
         self.quotas = inputs.get("quotas")
         self.label = inputs.get("displayName") or display_name
-        on_delete = inputs.get("onDelete") or spec.DEFAULT_ON_DELETE
-        order = inputs.get("replaceOrder") or spec.DEFAULT_REPLACE_ORDER
+        on_delete = inputs.get("onDelete") or defaults.DEFAULT_ON_DELETE
+        order = inputs.get("replaceOrder") or defaults.DEFAULT_REPLACE_ORDER
         self.spares_other_keys = on_delete == labels.RELEASED or order == "submitFirst"
 
     def jobs(self, location: str, only_key: bool = True) -> list[dict[str, Any]]:

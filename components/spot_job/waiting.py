@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from . import blocking, spec, states
+from . import blocking, defaults, states, values
 from .job_name import JobName
 from .vertex import JobService
 
@@ -30,12 +30,12 @@ _DONE = {
 
 def follow(service: JobService, job: dict[str, Any], props: dict[str, Any]) -> dict[str, Any]:
     """The job once it reached what `waitFor` asks for, or as last seen when the wait ended."""
-    target = props.get("waitFor") or spec.DEFAULT_WAIT_FOR
+    target = props.get("waitFor") or defaults.DEFAULT_WAIT_FOR
     label = props.get("displayName") or job["name"]
     url = JobName.parse(job["name"]).console_url
     if target == "none" or _DONE[target](job):
         return job
-    timeout = spec.duration_seconds(props.get("waitTimeout") or spec.DEFAULT_WAIT_TIMEOUT)
+    timeout = values.duration_seconds(props.get("waitTimeout") or defaults.DEFAULT_WAIT_TIMEOUT)
     with blocking.slot() as free:
         if not free:
             log.warning(
