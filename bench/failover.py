@@ -31,7 +31,7 @@ minutes, .github/workflows/resubmit.yml), and where and on what strategy is
 decided by the project's own `resubmission.next_submission` and
 `placement_after` on the inputs the program renders for each policy (checked by
 the provider's `check`), with the state the provider would keep (attempt,
-error, history from `resubmission.history_entry`). Every policy sees the same
+error, history from `JobState.ended_attempt`). Every policy sees the same
 months, the same jobs and the same stockouts (common random numbers); baseline:
 STANDARD from the start. Same seed, same tables.
 
@@ -51,6 +51,8 @@ from pulumi.runtime.proto import provider_pb2
 
 from bench.emulated import RPCS, URN, Host, calls_of, checked, scoped, serialize, table
 from components.spot_job import resubmission
+from components.spot_job import states as job_states
+from components.spot_job.resource_state import JobState
 from components.spot_job.provider import SpotTrainingJobProvider
 from tests.emulator import JobServiceEmulator
 from tests.emulator.lifecycle import STOCKOUT_ERROR
@@ -200,7 +202,7 @@ def simulate(news: dict[str, Any], weather: dict[str, Capacity], start: int, wor
             return out
         # FAILED with STOCKOUT; the next scheduled `up` reads it and asks the policy.
         state.update({
-            "state": resubmission.FAILED, "error": {"code": STOCKOUT_ERROR[0], "message": STOCKOUT_ERROR[1]},
+            "state": job_states.FAILED, "error": {"code": STOCKOUT_ERROR[0], "message": STOCKOUT_ERROR[1]},
             "jobName": f"projects/p/locations/{location}/customJobs/{out.attempts}", "strategy": strategy,
         })
         t = (failed_at // TICK_MIN + 1) * TICK_MIN
@@ -210,7 +212,8 @@ def simulate(news: dict[str, Any], weather: dict[str, Capacity], start: int, wor
         if due is None:
             out.gave_up = True
             return out
-        state = {"attempt": due.attempt, "history": state["history"] + [resubmission.history_entry(state)]}
+        ended = JobState.of(state).ended_attempt()
+        state = {"attempt": due.attempt, "history": state["history"] + [ended]}
         strategy, location = due.strategy, due.location
 
 
@@ -260,7 +263,7 @@ def one_up(host: Host, emu: JobServiceEmulator, id_: str, state: dict, props: di
     _, check = counted(emu, lambda: host.check(URN, state, props))
     read_response, read = counted(emu, lambda: host.read(URN, id_, state))
     state = deserialize(read_response[0].properties)
-    assert state["state"] == resubmission.FAILED, state["state"]
+    assert state["state"] == job_states.FAILED, state["state"]
     diff_response, diff = counted(emu, lambda: host.diff(URN, id_, state, props))
     assert diff_response[0].changes == provider_pb2.DiffResponse.DIFF_SOME and not list(diff_response[0].replaces)
     update_response, update = counted(emu, lambda: host.call("Update", provider_pb2.UpdateRequest(

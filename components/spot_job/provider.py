@@ -30,7 +30,7 @@ from pulumi.runtime import rpc
 from . import decision, defaults, redaction, resubmission, spec, values
 from .errors import reported_cleanly
 from .job_name import JobName
-from .resource_state import OUTPUT_FIELDS, PROVIDER_KEY, JobState, inputs_of  # noqa: F401 (the state's shape, read by tests)
+from .resource_state import JobState
 
 if TYPE_CHECKING:
     from . import submission

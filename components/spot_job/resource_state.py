@@ -137,9 +137,6 @@ class JobState:
             home=self.home,
         )
 
-    def marked_gone(self) -> JobState:
-        return replace(self, gone=True)
-
     def ended_attempt(self) -> dict[str, Any]:
         """How the current attempt is remembered in `history` once a resubmission follows it."""
         return Attempt(self.job, self.state, self.strategy, self.error).entry()
@@ -173,11 +170,6 @@ class JobState:
             "history": list(self.history),
             "gone": self.gone,
         }
-
-
-def inputs_of(props: dict[str, Any]) -> dict[str, Any]:
-    """The inputs in a bag of props, without the outputs the provider put beside them."""
-    return {k: v for k, v in props.items() if k != PROVIDER_KEY and k not in OUTPUT_FIELDS}
 
 
 def _short_error(error: dict[str, Any] | None) -> dict[str, Any] | None:

@@ -22,14 +22,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from . import defaults, spec, values
+from . import defaults, spec, states, values
 from .rules import flex_start
 from .job_name import JobName
 
-FAILED = "JOB_STATE_FAILED"
 STOCKOUT = "STOCKOUT"
-# What an attempt that ended is remembered by, in the `history` output.
-HISTORY_MESSAGE_CHARS = 200
 
 
 @dataclass(frozen=True)
@@ -66,7 +63,7 @@ def next_submission(state: dict[str, Any], news: dict[str, Any]) -> Resubmission
     Only FAILED jobs qualify: SUCCEEDED is done, CANCELLED was someone's choice,
     and EXPIRED hit the job's own timeout.
     """
-    if state.get("state") != FAILED:
+    if state.get("state") != states.FAILED:
         return None
     policy = news.get("resubmission") or {}
     attempt = _whole(state.get("attempt"), 1)
@@ -86,7 +83,7 @@ def next_submission(state: dict[str, Any], news: dict[str, Any]) -> Resubmission
 def held_back(state: dict[str, Any], news: dict[str, Any]) -> str | None:
     """Why a FAILED job is not resubmitted, in words for the `up` log; None if it is
     (or is not FAILED)."""
-    if state.get("state") != FAILED or next_submission(state, news) is not None:
+    if state.get("state") != states.FAILED or next_submission(state, news) is not None:
         return None
     if not is_stockout(state.get("error")) and not (news.get("resubmission") or {}).get("onOtherFailures"):
         return "not a STOCKOUT, and resubmission.onOtherFailures is off"
@@ -151,21 +148,6 @@ def _location_of(state: dict[str, Any]) -> str | None:
         return JobName.parse(str(state.get("jobName") or "")).location
     except ValueError:
         return None
-
-
-def history_entry(state: dict[str, Any]) -> dict[str, Any]:
-    """How an attempt that ended is remembered: short, so state stays small."""
-    error = state.get("error")
-    return {
-        "jobId": state.get("jobId"),
-        # The full name: an attempt may have run in another region than the job's own.
-        "jobName": state.get("jobName"),
-        "state": state.get("state"),
-        "strategy": state.get("strategy"),
-        "error": {"code": error.get("code", 0), "message": str(error.get("message", ""))[:HISTORY_MESSAGE_CHARS]}
-        if error
-        else None,
-    }
 
 
 def _whole(value: Any, default: int) -> int:
