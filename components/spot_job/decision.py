@@ -92,45 +92,40 @@ def decide(olds: dict[str, Any], news: dict[str, Any], id_: str = "", unknown: A
         )
     knobs = tuple(key for key in spec.KNOB_FIELDS if olds.get(key) != news.get(key))
     state = JobState.of(olds, id_)
-    common = {"knobs": knobs, "cancel_first": cancel_first}
+
+    def decided(kind: Kind, reason: str = "", due: resubmission.Resubmission | None = None) -> Decision:
+        return Decision(kind, reason, knobs=knobs, cancel_first=cancel_first, resubmission=due)
+
     if state.gone:
-        return Decision(
+        return decided(
             Kind.GONE,
             f"{label}: job {state.job.id} was deleted outside Pulumi after it ended (last seen {state.state}); it is "
             "not run again. To run it again, set or change `rerun` on the job.",
-            **common,
         )
     if state.state in states.CANCELLED_OR_CANCELLING:
-        return Decision(
+        return decided(
             Kind.CANCELLED_OUTSIDE,
             f"{label}: job {state.job.id} was cancelled outside this stack; it is not run again. To run it again, "
             f"set or change `rerun` on the job. {state.job.console_url}",
-            **common,
         )
     if state.state != states.FAILED:
-        return Decision(Kind.KNOBS if knobs else Kind.UNCHANGED, **common)
+        return decided(Kind.KNOBS if knobs else Kind.UNCHANGED)
     ended = f"{label}: {state.job.id} ended FAILED ({_failure(state)})"
     if _is_unknown(news.get("resubmission"), unknown):
-        return Decision(
-            Kind.KNOBS,
-            f"{ended}; whether it is submitted again depends on `resubmission`, known once deployed.",
-            **common,
-        )
+        return decided(Kind.KNOBS, f"{ended}; whether it is submitted again depends on `resubmission`, known once deployed.")
     due = resubmission.next_submission(olds, news)
     if due is None:
         why = resubmission.held_back(olds, news)
-        return Decision(
+        return decided(
             Kind.HELD_BACK,
             f"{ended} and is not submitted again: {why}. Change its spec or `rerun` to run it again. "
             f"{state.job.console_url}",
-            **common,
         )
-    return Decision(
+    return decided(
         Kind.RESUBMIT,
         f"{ended}; will be submitted again as attempt {due.attempt} on {due.strategy} "
         f"{resubmission.why(due, olds, news)}",
-        resubmission=due,
-        **common,
+        due,
     )
 
 

@@ -119,7 +119,7 @@ def created_at(job: dict[str, Any]) -> int:
         stamp.FromJsonString(str(job.get("createTime") or "1970-01-01T00:00:00Z"))
     except ValueError:
         return 0
-    return stamp.ToNanoseconds()
+    return int(stamp.ToNanoseconds())
 
 
 def _oldest_first(jobs: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
