@@ -49,6 +49,8 @@ def test_without_a_slot_delete_cancels_and_returns_saying_how_to_delete_the_reco
     [said] = warnings(caplog)
     assert f"cancelled {job_id}; it is stopping" in said
     assert f"gcloud ai custom-jobs delete {job_id.rsplit('/', 1)[-1]} --region=us-central1 --project=acme-ml-dev" in said
+    # The command that deletes it once stopped, with the other records a destroy leaves (the sweep's --delete-ended).
+    assert "spot-training sweep " in said and " --delete-ended` deletes it" in said
 
 
 def test_without_a_slot_the_records_of_earlier_attempts_still_go(emulator):
