@@ -1,3 +1,3 @@
 from cli.app import main
 
-raise SystemExit(main())
+main()

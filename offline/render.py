@@ -18,6 +18,7 @@ import argparse
 import json
 import sys
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,7 +46,7 @@ class RenderedJob:
     job: str
     parent: str
     body: dict[str, Any]  # the CreateCustomJob request body, submission label included
-    secret_paths: list[str] = ()  # values shown as SECRET_PLACEHOLDER: set at deploy time from the encrypted config
+    secret_paths: Sequence[str] = ()  # values shown as SECRET_PLACEHOLDER: set at deploy time from the encrypted config
     # Images shown by their tag that the deploy resolves to a digest: those written `${images.NAME}`.
     pinned_images: frozenset[str] = frozenset()
     # The provider's knobs as the program passes them (spec.KNOB_FIELDS, rerun): unset ones are absent.

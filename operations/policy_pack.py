@@ -60,7 +60,7 @@ class PolicyPackHost:
     def __init__(self, env: dict[str, str] | None = None, directory: Path | None = None) -> None:
         self._env = env or {}
         self.directory = directory or policy_dir()
-        self.process: subprocess.Popen | None = None
+        self.process: subprocess.Popen[bytes] | None = None
         self.stub: analyzer_pb2_grpc.AnalyzerStub | None = None
 
     def require(self) -> Path:
@@ -70,19 +70,20 @@ class PolicyPackHost:
             raise PackMissing(f"{python} is missing: the policy pack has its own environment; run `{SYNC}` (as .ci/run does)")
         return python
 
-    def __enter__(self) -> "PolicyPackHost":
+    def __enter__(self) -> PolicyPackHost:
         python = self.require()
-        self.process = subprocess.Popen(
+        self.process = process = subprocess.Popen(
             [str(python), "-u", "-m", "pulumi.policy", "127.0.0.1:0", "."],
             cwd=self.directory,
             # Only what the caller says: not a SPOT_TRAINING_STACKS_DIR of the caller's shell.
             env={**{k: v for k, v in os.environ.items() if k != STACKS_DIR_ENV}, **self._env},
             stdout=subprocess.PIPE,
         )
-        line = self.process.stdout.readline()
+        assert process.stdout is not None  # stdout=PIPE
+        line = process.stdout.readline()
         if not line.strip().isdigit():
-            self.process.kill()
-            self.process.wait()
+            process.kill()
+            process.wait()
             raise RuntimeError(f"the policy pack did not start (its stderr is above); it printed {line!r}")
         self._channel = grpc.insecure_channel(f"127.0.0.1:{int(line)}")
         self.stub = analyzer_pb2_grpc.AnalyzerStub(self._channel)
@@ -90,12 +91,18 @@ class PolicyPackHost:
 
     def __exit__(self, *_: object) -> None:
         self._channel.close()
-        self.process.kill()
-        self.process.wait()
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
+
+    def _analyzer(self) -> analyzer_pb2_grpc.AnalyzerStub:
+        if self.stub is None:
+            raise RuntimeError("the policy pack is not running: use it as `with PolicyPackHost() as pack:`")
+        return self.stub
 
     def analyze(self, type_: str, name: str, props: dict[str, Any], stack: str = "dev", urn_: str | None = None) -> list[tuple[str, str, str]]:
         """(policyName, message, enforcement level) of each diagnostic the pack reports for one resource."""
-        response = self.stub.Analyze(
+        response = self._analyzer().Analyze(
             analyzer_pb2.AnalyzeRequest(type=type_, name=name, urn=urn_ or urn(type_, name, stack), properties=serialize(props))
         )
         return [(d.policyName, d.message, _LEVELS[d.enforcementLevel]) for d in response.diagnostics]
@@ -103,7 +110,7 @@ class PolicyPackHost:
     def analyze_stack(self, resources: list[tuple[str, str, str, dict[str, Any]]]) -> list[tuple[str, str, str, str]]:
         """(policyName, message, enforcement level, urn) of each diagnostic of the pack's stack policies,
         given every resource as (type, name, urn, props)."""
-        response = self.stub.AnalyzeStack(
+        response = self._analyzer().AnalyzeStack(
             analyzer_pb2.AnalyzeStackRequest(
                 resources=[
                     analyzer_pb2.AnalyzerResource(type=t, name=n, urn=u, properties=serialize(p)) for t, n, u, p in resources
@@ -113,7 +120,7 @@ class PolicyPackHost:
         return [(d.policyName, d.message, _LEVELS[d.enforcementLevel], d.urn) for d in response.diagnostics]
 
     def info(self) -> analyzer_pb2.AnalyzerInfo:
-        return self.stub.GetAnalyzerInfo(empty_pb2.Empty())
+        return self._analyzer().GetAnalyzerInfo(empty_pb2.Empty())
 
     def levels(self) -> dict[str, str]:
         """Each policy's default enforcement level, as GetAnalyzerInfo reports it."""
@@ -121,7 +128,7 @@ class PolicyPackHost:
 
     def configure(self, policy_config: dict[str, str]) -> None:
         """What `--policy-pack-config` sends: policy name -> enforcement level. Replaces any earlier config."""
-        self.stub.Configure(
+        self._analyzer().Configure(
             analyzer_pb2.ConfigureAnalyzerRequest(
                 policyConfig={
                     name: analyzer_pb2.PolicyConfig(enforcementLevel=_LEVEL_VALUES[level])

@@ -111,7 +111,7 @@ def _of_stack(resource: Any, source: str, stack: Stack) -> str:
     would make every job of this one look orphaned, and --cancel would stop them all."""
     urn = resource.get("urn") if isinstance(resource, dict) else None
     parts = urn.split("::") if isinstance(urn, str) else []
-    if len(parts) < 4 or not parts[0].startswith("urn:pulumi:"):
+    if not isinstance(urn, str) or len(parts) < 4 or not parts[0].startswith("urn:pulumi:"):
         raise StateError(f"{source}: a resource without a valid `urn`: {str(resource)[:120]}")
     of_stack, of_project = parts[0].removeprefix("urn:pulumi:"), parts[1]
     if (of_stack, of_project) != (stack.name, stack.project):

@@ -201,7 +201,7 @@ def _secret(key: str, raw: Any, path: str, failures: list[str]) -> SecretConfig 
     if isinstance(version, bool) or not isinstance(version, (int, str)) or not _SECRET_VERSION.match(str(version)):
         failures.append(f"{path}.version: must be latest or a version number, got {version!r}")
         ok = False
-    return SecretConfig(secret, str(version)) if ok else None
+    return SecretConfig(secret, str(version)) if ok and isinstance(secret, str) else None
 
 
 def _ladder_regions(raw_teams: dict, extra_regions: list[str]) -> list[str]:
@@ -291,12 +291,13 @@ def _pasted_wrapper(raw: dict, path: str, failures: list[str]) -> bool:
 
 def _references(job_spec: dict, path: str, team: TeamConfig, failures: list[str]) -> tuple[set[str], set[str]]:
     """The image and package keys the job's `${images.KEY}` / `${packages.KEY}` name; one the team lacks is a failure."""
-    images, packages = set(), set()
+    images: set[str] = set()
+    packages: set[str] = set()
     pools = job_spec.get("workerPoolSpecs")
     for i, pool in enumerate(pools if isinstance(pools, list) else []):
         if not isinstance(pool, dict):
             continue
-        found = [(f"{task}.{key}", pool[task][key], IMAGE_REF, team.images, images)
+        found: list[tuple[str, str, re.Pattern[str], Collection[str], set[str]]] = [(f"{task}.{key}", pool[task][key], IMAGE_REF, team.images, images)
                  for task, key in spec.IMAGE_FIELDS if isinstance(pool.get(task), dict) and isinstance(pool[task].get(key), str)]
         package = pool.get("pythonPackageSpec")
         uris = package.get("packageUris") if isinstance(package, dict) else None

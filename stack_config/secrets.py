@@ -83,7 +83,10 @@ class Secrets:
         wheres = list(self.leaves)
         wheres += [f"{job}.{p.removeprefix('jobSpec.')}" for job, paths in self.paths.items() for p in paths]
         for where in wheres:
-            key, rest = re.match(r"^([^.\[]+)\.?(.*)$", where).groups()  # spot-training:teams, vision.jobs...
+            match = re.match(r"^([^.\[]+)\.?(.*)$", where)  # spot-training:teams, vision.jobs...
+            if match is None:
+                raise ValueError(f"not a config path: {where!r}")
+            key, rest = match.groups()
             value = property_paths.get(get(key), property_paths.split(rest))
             found |= {v for _, v in property_paths.leaves(value) if isinstance(v, str)}
         return found

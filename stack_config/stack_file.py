@@ -45,8 +45,8 @@ class _UniqueKeyLoader(yaml.SafeLoader):
     pasted under the same name would silently replace the first.
     """
 
-    def construct_mapping(self, node, deep=False):
-        seen: dict = {}
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: dict[Any, yaml.Node] = {}
         for key_node, _ in node.value:
             if key_node.tag == "tag:yaml.org,2002:merge":  # `<<:` merges; a key set beside it overrides, as YAML means
                 continue

@@ -204,6 +204,7 @@ def test_check_under_the_host_refuses_by_field_path(host, emulator, program_inpu
 def test_validate_accepts(tmp_path, job, region):
     done = validate(tmp_path, job, region)
     assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["dev: valid (1 jobs of 1 teams: vision)"], done.stdout
 
 
 @pytest.mark.parametrize("job, region", [c[1:] for c in ACCEPTED], ids=[c[0] for c in ACCEPTED])

@@ -51,7 +51,13 @@ def test_a_project_id_google_would_refuse_is_an_error_naming_gcp_project(project
 def test_a_legacy_domain_scoped_project_id_is_accepted():
     cfg = {**config(), "gcp:project": "example.com:acme-ml"}
     cfg["spot-training:teams"]["vision"]["bucket"] = {"name": "acme-ml-vision-staging"}  # ':' is no bucket character
-    render(cfg)
+    recorder = render(cfg)
+    # What the preview shows: the job and every project-level resource in that project, as written.
+    projects = {(r.typ, r.name): r.inputs["project"] for r in recorder.resources if "project" in r.inputs}
+    assert projects[("pulumi-python:dynamic/spot-training:SpotTrainingJob", "vision-resnet")] == "example.com:acme-ml"
+    assert set(projects.values()) == {"example.com:acme-ml"}
+    buckets = [r.inputs["name"] for r in recorder.resources if r.typ == "gcp:storage/bucket:Bucket"]
+    assert buckets == ["acme-ml-vision-staging"]
 
 
 def test_an_unknown_region_is_an_error_with_a_did_you_mean_and_the_way_to_allow_it():

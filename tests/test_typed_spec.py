@@ -101,17 +101,37 @@ def test_a_typed_spec_is_validated_when_it_is_made_naming_every_field():
 
 
 def test_values_that_are_outputs_are_unknown_at_construction_and_skipped():
+    """Outputs of other resources are taken as they are (nothing checks them at construction); the job
+    the engine registers carries their values once resolved."""
     import pulumi
 
-    from components.spot_job.resource import SpotTrainingJobArgs
+    from components.spot_job.resource import SpotTrainingJob, SpotTrainingJobArgs
+    from tests.program import render_components
 
-    image = pulumi.Output.from_input(IMAGE)  # an image URI from another resource
-    job = typed_spec.JobSpec(worker_pool_specs=[typed_spec.WorkerPoolSpec(
-        machine_spec=typed_spec.MachineSpec("n1-standard-4"),
-        container_spec=typed_spec.ContainerSpec(image_uri=image, args=[pulumi.Output.from_input("--epochs=3")]),
-        replica_count=pulumi.Output.from_input(1),
-    )], service_account=pulumi.Output.from_input("trainer@acme-ml-dev.iam.gserviceaccount.com"))
-    SpotTrainingJobArgs(job_spec=job, labels=pulumi.Output.from_input({"purpose": "smoke"}), project=pulumi.Output.from_input("acme-ml-dev"))
+    def build() -> None:
+        image = pulumi.Output.from_input(IMAGE)  # an image URI from another resource
+        job = typed_spec.JobSpec(worker_pool_specs=[typed_spec.WorkerPoolSpec(
+            machine_spec=typed_spec.MachineSpec("n1-standard-4"),
+            container_spec=typed_spec.ContainerSpec(image_uri=image, args=[pulumi.Output.from_input("--epochs=3")]),
+            replica_count=pulumi.Output.from_input(1),
+        )], service_account=pulumi.Output.from_input("trainer@acme-ml-dev.iam.gserviceaccount.com"))
+        args = SpotTrainingJobArgs(
+            job_spec=job,
+            labels=pulumi.Output.from_input({"purpose": "smoke"}),
+            project=pulumi.Output.from_input("acme-ml-dev"),
+            location="us-central1",
+        )
+        SpotTrainingJob("smoke", args)
+
+    [registered] = render_components(build).of_type("SpotTrainingJob")
+    assert registered.inputs["project"] == "acme-ml-dev"
+    assert registered.inputs["labels"] == {"purpose": "smoke"}
+    assert registered.inputs["jobSpec"] == {
+        "serviceAccount": "trainer@acme-ml-dev.iam.gserviceaccount.com",
+        "workerPoolSpecs": [
+            {"machineSpec": {"machineType": "n1-standard-4"}, "replicaCount": 1, "containerSpec": {"imageUri": IMAGE, "args": ["--epochs=3"]}}
+        ],
+    }
 
 
 def test_a_job_made_in_code_is_validated_by_the_providers_check_once_with_its_defaults(emulator, host):

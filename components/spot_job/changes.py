@@ -10,7 +10,8 @@ so a change that only rewrites a value the same way is no change here either.
 from __future__ import annotations
 
 import re
-from typing import Any, Iterator
+from collections.abc import Iterator, Set
+from typing import Any
 
 from . import property_paths, redaction, spec
 
@@ -64,7 +65,7 @@ def _line(path: str, old: Any, new: Any, unknown: Any, secrets: set[str]) -> str
     return f"{path}: {_show(old, unknown, secrets)} -> {_show(new, unknown, secrets)}"
 
 
-def _show(value: Any, unknown: Any, secrets: set[str] = frozenset()) -> str:
+def _show(value: Any, unknown: Any, secrets: Set[str] = frozenset()) -> str:
     if value is None:
         return "(unset)"
     if unknown is not None and value == unknown:

@@ -22,6 +22,7 @@ import importlib.util
 import sys
 import threading
 from types import SimpleNamespace
+from typing import Any
 
 PACKAGE = "google.cloud.aiplatform_v1"
 
@@ -51,10 +52,13 @@ def _register_uninitialised() -> None:
     import google.cloud
 
     spec = importlib.util.find_spec(PACKAGE)
+    if spec is None or spec.loader is None:
+        raise ModuleNotFoundError(f"No module named {PACKAGE!r}", name=PACKAGE)
+    loader = spec.loader
     package = importlib.util.module_from_spec(spec)
     lock = threading.RLock()
 
-    def __getattr__(name: str):  # noqa: N807 - PEP 562
+    def __getattr__(name: str) -> Any:  # noqa: N807 - PEP 562
         if not name.startswith("__"):
             try:  # `from google.cloud.aiplatform_v1 import gapic_version`: a submodule, no full run
                 return importlib.import_module(f"{PACKAGE}.{name}")
@@ -63,12 +67,12 @@ def _register_uninitialised() -> None:
         with lock:  # anything else: run the package's __init__ once, in full
             if package.__dict__.get("__getattr__") is __getattr__:
                 del package.__dict__["__getattr__"]
-                spec.loader.exec_module(package)
+                loader.exec_module(package)
         try:
             return package.__dict__[name]
         except KeyError:
             raise AttributeError(f"module {PACKAGE!r} has no attribute {name!r}") from None
 
-    package.__getattr__ = __getattr__
+    package.__dict__["__getattr__"] = __getattr__  # PEP 562: the module's __getattr__ lives in its namespace
     sys.modules[PACKAGE] = package
     setattr(google.cloud, "aiplatform_v1", package)

@@ -99,7 +99,7 @@ def guarded(provider_class: type) -> type:
     return provider_class
 
 
-def _guard(method: Callable) -> Callable:
+def _guard(method: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(method)
     def guarded_method(self: Any, *args: Any) -> Any:
         KNOWN.add(values(*[a for a in args if isinstance(a, dict)]))

@@ -13,6 +13,9 @@ from . import property_paths
 from .provider import SpotTrainingJobProvider
 from .typed_spec import JobSpec, ResubmissionPolicy
 
+# Where a value sits in the inputs: ("jobSpec", "workerPoolSpecs", 0, ...).
+Path = tuple[property_paths.Part, ...]
+
 
 @dataclass
 class SpotTrainingJobArgs:
@@ -38,7 +41,7 @@ class SpotTrainingJobArgs:
     # Where an attempt in another region pulls its images from: [{location, from, to}], URL
     # prefixes; an image URI starting with `from` is submitted starting with `to` in `location`
     # (the team's replica repositories, ContainerRepository.mirrors).
-    image_mirrors: Optional[pulumi.Input[list]] = None
+    image_mirrors: Optional[pulumi.Input[list[Mapping[str, pulumi.Input[str]]]]] = None
 
     def inputs(self, project: Any, location: Any, display_name: Any) -> dict[str, Any]:
         """The resource's inputs, with these defaults for the unset ones."""
@@ -65,8 +68,10 @@ class SpotTrainingJobArgs:
     @staticmethod
     def from_custom_job(body: Mapping[str, Any], **overrides: Any) -> "SpotTrainingJobArgs":
         """From a CustomJob REST body: displayName, labels, encryptionSpec, jobSpec."""
+        # A body without a jobSpec passes None on: the provider's check names the missing field.
+        job_spec: Any = body.get("jobSpec")
         return SpotTrainingJobArgs(
-            job_spec=body.get("jobSpec"),
+            job_spec=job_spec,
             display_name=body.get("displayName"),
             labels=body.get("labels"),
             kms_key_name=(body.get("encryptionSpec") or {}).get("kmsKeyName"),
@@ -93,79 +98,79 @@ class SpotTrainingJob(pulumi.dynamic.Resource, module="spot-training", name="Spo
     @pulumi.getter(name="jobName")
     def jobName(self) -> pulumi.Output[str]:
         """The full name of the attempt now current: `id` until a failed job is resubmitted."""
-        return pulumi.get(self, "jobName")
+        return _output(self, "jobName")
 
     @property
     @pulumi.getter(name="jobId")
     def jobId(self) -> pulumi.Output[str]:
         """The numeric id of the current attempt's CustomJob."""
-        return pulumi.get(self, "jobId")
+        return _output(self, "jobId")
 
     @property
     @pulumi.getter(name="state")
     def state(self) -> pulumi.Output[str]:
         """The job's state as Vertex reports it, e.g. JOB_STATE_RUNNING."""
-        return pulumi.get(self, "state")
+        return _output(self, "state")
 
     @property
     @pulumi.getter(name="createTime")
     def createTime(self) -> pulumi.Output[str]:
         """When the current attempt was submitted (RFC 3339)."""
-        return pulumi.get(self, "createTime")
+        return _output(self, "createTime")
 
     @property
     @pulumi.getter(name="startTime")
     def startTime(self) -> pulumi.Output[Optional[str]]:
         """When it started running; unset while it is queued."""
-        return pulumi.get(self, "startTime")
+        return _output(self, "startTime")
 
     @property
     @pulumi.getter(name="endTime")
     def endTime(self) -> pulumi.Output[Optional[str]]:
         """When it ended; unset while it is active."""
-        return pulumi.get(self, "endTime")
+        return _output(self, "endTime")
 
     @property
     @pulumi.getter(name="updateTime")
     def updateTime(self) -> pulumi.Output[str]:
         """When Vertex last changed the job."""
-        return pulumi.get(self, "updateTime")
+        return _output(self, "updateTime")
 
     @property
     @pulumi.getter(name="error")
-    def error(self) -> pulumi.Output[Optional[dict]]:
+    def error(self) -> pulumi.Output[Optional[dict[str, Any]]]:
         """The job's error (code, message) if it failed, else unset."""
-        return pulumi.get(self, "error")
+        return _output(self, "error")
 
     @property
     @pulumi.getter(name="consoleUrl")
     def consoleUrl(self) -> pulumi.Output[str]:
         """The job's page in the Google Cloud console."""
-        return pulumi.get(self, "consoleUrl")
+        return _output(self, "consoleUrl")
 
     @property
     @pulumi.getter(name="submissionKey")
     def submissionKey(self) -> pulumi.Output[str]:
         """The label value that makes the submission exactly-once."""
-        return pulumi.get(self, "submissionKey")
+        return _output(self, "submissionKey")
 
     @property
     @pulumi.getter(name="strategy")
     def strategy(self) -> pulumi.Output[str]:
         """The attempt's scheduling strategy, after any fallback."""
-        return pulumi.get(self, "strategy")
+        return _output(self, "strategy")
 
     @property
     @pulumi.getter(name="attempt")
     def attempt(self) -> pulumi.Output[int]:
         """1 for the first submission, +1 per resubmission."""
-        return pulumi.get(self, "attempt")
+        return _output(self, "attempt")
 
     @property
     @pulumi.getter(name="history")
-    def history(self) -> pulumi.Output[list]:
+    def history(self) -> pulumi.Output[list[dict[str, Any]]]:
         """The attempts before this one: jobId, state, strategy, error."""
-        return pulumi.get(self, "history")
+        return _output(self, "history")
 
     def __init__(self, name: str, args: SpotTrainingJobArgs, opts: Optional[pulumi.ResourceOptions] = None) -> None:
         gcp = pulumi.Config("gcp")
@@ -188,12 +193,18 @@ class SpotTrainingJob(pulumi.dynamic.Resource, module="spot-training", name="Spo
         super().__init__(SpotTrainingJobProvider(), name, props, opts)
 
 
-async def _secret_paths(outputs: list[tuple[tuple, pulumi.Output]]) -> Optional[list[str]]:
+def _output(resource: pulumi.Resource, name: str) -> pulumi.Output[Any]:
+    """An output property; the getter's annotation says what it holds (`pulumi.get` returns Any)."""
+    output: pulumi.Output[Any] = pulumi.get(resource, name)
+    return output
+
+
+async def _secret_paths(outputs: list[tuple[Path, pulumi.Output[Any]]]) -> Optional[list[str]]:
     """The paths of those `outputs` (path in the inputs, Output) that are `pulumi.Output.secret(...)`; None if there is none.
 
     None, not [], so a job without secrets registers no `secretPaths` at all.
     """
-    found = []
+    found: list[str] = []
     for path, value in outputs:
         if await value.is_secret():
             found.append(property_paths.join(path))
@@ -205,7 +216,7 @@ async def _known() -> bool:
     return True
 
 
-def _outputs(value: Any, path: tuple) -> list[tuple[tuple, pulumi.Output]]:
+def _outputs(value: Any, path: Path) -> list[tuple[Path, pulumi.Output[Any]]]:
     if isinstance(value, pulumi.Output):
         return [(path, value)]
     if isinstance(value, Mapping):

@@ -53,7 +53,9 @@ class Resubmission:
 
 def is_stockout(error: dict[str, Any] | None) -> bool:
     """Vertex reports a preempted Spot job as FAILED with an error naming STOCKOUT."""
-    return bool(error) and STOCKOUT in str(error.get("message", "")).upper()
+    if not error:
+        return False
+    return STOCKOUT in str(error.get("message", "")).upper()
 
 
 def next_submission(state: dict[str, Any], news: dict[str, Any]) -> Resubmission | None:

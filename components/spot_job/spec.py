@@ -17,6 +17,7 @@ from . import labels as own_labels
 from . import rules, schema
 from .defaults import DEFAULT_REPLICA_COUNT, DEFAULT_STRATEGY
 from .errors import UserError
+from .rules.known import Known
 from .shape import ShapeCheck, join
 from .values import DURATION, as_int
 
@@ -94,7 +95,7 @@ def validate(inputs: dict[str, Any], unknown: Any = _NO_UNKNOWN) -> list[Failure
     # `serviceAccount: ""` or `encryptionSpec: {kmsKeyName: ""}`, as pipeline
     # components send unset options, is valid and means the default.
     # https://protobuf.dev/programming-guides/proto3/#default
-    rules.apply(rules.Known(_without_empty(inputs), is_unknown), fail)
+    rules.apply(Known(_without_empty(inputs), is_unknown), fail)
     return failures
 
 
@@ -130,7 +131,8 @@ def job_definition(inputs: dict[str, Any]) -> dict[str, Any]:
     differ only in form are equal here.
     """
     present = {k: inputs[k] for k in JOB_FIELDS if inputs.get(k) is not None}
-    return _normalise(_with_defaults(as_lists(present)), schema.RESOURCE)
+    canonical: dict[str, Any] = _normalise(_with_defaults(as_lists(present)), schema.RESOURCE)
+    return canonical
 
 
 def as_lists(value: Any, kind: Any = schema.RESOURCE, unknown: Any = _NO_UNKNOWN) -> Any:
@@ -240,7 +242,7 @@ def submission_key(inputs: dict[str, Any], attempt: int = 1) -> str:
 
 
 def _with_defaults(inputs: dict[str, Any]) -> dict[str, Any]:
-    job = json.loads(json.dumps(inputs))  # a deep copy that also rejects non-JSON values
+    job: dict[str, Any] = json.loads(json.dumps(inputs))  # a deep copy that also rejects non-JSON values
     spec = job.get("jobSpec")
     if not isinstance(spec, dict):
         return job

@@ -14,8 +14,8 @@ provider checks it once Pulumi knows it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
-from typing import Any, Mapping, Optional, Sequence
+from dataclasses import Field, dataclass, field, fields
+from typing import Any, ClassVar, Mapping, Optional, Sequence
 
 import pulumi
 
@@ -66,6 +66,9 @@ def _rest(value: Any) -> Any:
 
 
 class _RestShape:
+    # Every shape is a dataclass; declared so that `fields(self)` type-checks on the base.
+    __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
+
     def to_rest(self) -> dict[str, Any]:
         return {_camel(f.name): _rest(_field(self, f.name)) for f in fields(self) if getattr(self, f.name) is not None}
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeGuard
 
 # A google.protobuf.Duration in its JSON form: seconds with up to 9 fractional digits.
 DURATION = re.compile(r"^(\d+)(\.\d{1,9})?s$")
@@ -33,5 +33,5 @@ def duration_seconds(value: str) -> float:
     return float(Decimal(match.group(1) + (match.group(2) or "")))
 
 
-def is_duration(value: Any) -> bool:
+def is_duration(value: Any) -> TypeGuard[str]:
     return isinstance(value, str) and bool(DURATION.match(value))

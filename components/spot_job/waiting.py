@@ -14,6 +14,7 @@ Imported only inside provider methods: it pulls in the Google client via vertex.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from . import blocking, defaults, states, values
@@ -22,7 +23,7 @@ from .vertex import JobService
 
 log = logging.getLogger("spot-training")
 
-_DONE = {
+_DONE: dict[str, Callable[[dict[str, Any]], bool]] = {
     "running": lambda job: job.get("state") == states.RUNNING or states.has_ended(job.get("state")),
     "succeeded": lambda job: states.has_ended(job.get("state")),
 }

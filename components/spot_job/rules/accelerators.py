@@ -10,6 +10,8 @@ The machine types' GPUs: https://cloud.google.com/compute/docs/gpus
 
 from __future__ import annotations
 
+from typing import Any
+
 from . import gpu_machines
 from .known import Fail, Known
 
@@ -35,7 +37,7 @@ def accelerators(k: Known, fail: Fail) -> None:
             _carried(k, machine, path, fail)
 
 
-def _carried(k: Known, machine: dict, path: str, fail: Fail) -> None:
+def _carried(k: Known, machine: dict[str, Any], path: str, fail: Fail) -> None:
     """The GPU type and count are ones the machine type carries."""
     machine_type = k.text(machine, "machineType")
     accelerator = k.text(machine, "acceleratorType")

@@ -72,6 +72,6 @@ def flex_start(k: Known, fail: Fail) -> None:
             fail(path, f"{reason}; or use scheduling.strategy SPOT or STANDARD")
 
 
-def _machine_config(pool: dict) -> tuple:
+def _machine_config(pool: dict[str, Any]) -> tuple[Any, Any, int | None]:
     machine = pool.get("machineSpec") or {}
     return (machine.get("machineType"), machine.get("acceleratorType"), as_int(machine.get("acceleratorCount")))

@@ -25,10 +25,12 @@ to Google to judge.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from dataclasses import dataclass
 
 
-class GpuMachine(NamedTuple):
+# A dataclass rather than a NamedTuple: a tuple's own `count` method would clash with the field.
+@dataclass(frozen=True)
+class GpuMachine:
     accelerator_type: str
     count: int
 

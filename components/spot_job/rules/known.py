@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any, TypeVar, overload
 
 from ..defaults import DEFAULT_STRATEGY
 from ..values import as_int
@@ -10,6 +11,8 @@ from ..values import as_int
 # fail(path, reason): `path` is the offending field's path in the inputs,
 # `jobSpec.workerPoolSpecs[0].machineSpec.acceleratorType`.
 Fail = Callable[[str, str], None]
+
+T = TypeVar("T")
 
 
 class Known:
@@ -19,6 +22,12 @@ class Known:
     def __init__(self, inputs: dict[str, Any], is_unknown: Callable[[Any], bool]) -> None:
         self.inputs = inputs
         self.is_unknown = is_unknown
+
+    @overload
+    def get(self, obj: Any, key: str, kind: type[T]) -> T | None: ...
+
+    @overload
+    def get(self, obj: Any, key: str, kind: tuple[type, ...]) -> Any: ...
 
     def get(self, obj: Any, key: str, kind: type | tuple[type, ...]) -> Any:
         if not isinstance(obj, dict):
@@ -37,16 +46,16 @@ class Known:
     def number(self, obj: Any, key: str) -> int | None:
         return as_int(self.get(obj, key, (int, float, str)))
 
-    def spec(self) -> dict:
+    def spec(self) -> dict[str, Any]:
         return self.get(self.inputs, "jobSpec", dict) or {}
 
-    def pools(self) -> list[tuple[int, dict]]:
+    def pools(self) -> list[tuple[int, dict[str, Any]]]:
         pools = self.get(self.spec(), "workerPoolSpecs", list) or []
         return [(i, p) for i, p in enumerate(pools) if isinstance(p, dict)]
 
-    def pool_parts(self, key: str) -> list[tuple[int, str, dict]]:
+    def pool_parts(self, key: str) -> list[tuple[int, str, dict[str, Any]]]:
         """Each pool's `key` message that is set (machineSpec, diskSpec, ...): (pool index, its path, it)."""
-        found = []
+        found: list[tuple[int, str, dict[str, Any]]] = []
         for i, pool in self.pools():
             part = self.get(pool, key, dict)
             if part is not None:

@@ -41,9 +41,10 @@ def references(k: Known, fail: Fail) -> None:
     if account is not None and not EMAIL.match(account):
         fail("jobSpec.serviceAccount", f"must be a service account email, got {account!r}")
     network = k.text(spec, "network")
-    if network is not None and not (match := NETWORK.match(network)):
+    match = NETWORK.match(network) if network is not None else None
+    if network is not None and match is None:
         fail("jobSpec.network", "must look like projects/PROJECT_NUMBER/global/networks/NETWORK")
-    elif network is not None and not PROJECT_NUMBER.match(match.group(1)):
+    elif match is not None and not PROJECT_NUMBER.match(match.group(1)):
         fail(
             "jobSpec.network",
             f"names the project {match.group(1)!r}; Vertex AI takes the project's number here "

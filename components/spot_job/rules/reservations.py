@@ -22,7 +22,7 @@ BY_NAME = "compute.googleapis.com/reservation-name"
 def specific_reservation(k: Known, fail: Fail) -> None:
     for _, path, machine in k.pool_parts("machineSpec"):
         affinity = k.get(machine, "reservationAffinity", dict)
-        if k.text(affinity, "reservationAffinityType") != "SPECIFIC_RESERVATION":
+        if affinity is None or k.text(affinity, "reservationAffinityType") != "SPECIFIC_RESERVATION":
             continue
         where = f"{path}.reservationAffinity"
         if not k.has(affinity, "key"):

@@ -17,6 +17,7 @@ https://cloud.google.com/vertex-ai/docs/reference/rest/v1/CustomJobSpec#pythonpa
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from .known import Fail, Known
 
@@ -47,7 +48,7 @@ def tasks(k: Known, fail: Fail) -> None:
             _python_package(k, package, f"{path}.pythonPackageSpec", fail)
 
 
-def _python_package(k: Known, package: dict, path: str, fail: Fail) -> None:
+def _python_package(k: Known, package: dict[str, Any], path: str, fail: Fail) -> None:
     for key in ("executorImageUri", "pythonModule"):
         if not k.has(package, key):
             fail(f"{path}.{key}", "is required")
@@ -73,7 +74,7 @@ def _python_package(k: Known, package: dict, path: str, fail: Fail) -> None:
     _env(k, package, path, fail)
 
 
-def _env(k: Known, task: dict, path: str, fail: Fail) -> None:
+def _env(k: Known, task: dict[str, Any], path: str, fail: Fail) -> None:
     variables = k.get(task, "env", list) or []
     if len(variables) > MAX_ENV:
         fail(f"{path}.env", f"has {len(variables)} variables; Vertex AI takes at most {MAX_ENV}")

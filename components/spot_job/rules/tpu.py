@@ -14,6 +14,7 @@ google/cloud/aiplatform/jobs.py, 91cc8ce4f015771b5d8c43c8764ea9dc9abdb216).
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from . import tpu_machines
 from .known import Fail, Known
@@ -87,7 +88,7 @@ def single_pool(k: Known, fail: Fail) -> None:
             )
 
 
-def _is_tpu_pool(k: Known, pool: dict) -> bool:
+def _is_tpu_pool(k: Known, pool: dict[str, Any]) -> bool:
     machine = k.get(pool, "machineSpec", dict) or {}
     return (
         tpu_machines.is_tpu_machine(k.text(machine, "machineType") or "")
