@@ -27,8 +27,8 @@ from pulumi.dynamic import (
 from pulumi.output import Unknown
 from pulumi.runtime import rpc
 
-from . import decision, defaults, redaction, resubmission, spec, values
-from .errors import reported_cleanly
+from . import adoption, decision, defaults, redaction, resubmission, spec, values
+from .errors import UserError, reported_cleanly
 from .job_name import JobName
 from .resource_state import JobState
 
@@ -84,6 +84,8 @@ class SpotTrainingJobProvider(ResourceProvider):
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
         from . import vertex
 
+        if "jobName" not in props:  # no outputs yet: an import of a job submitted outside the stack
+            return ReadResult(id_, _imported(id_, props))
         state = JobState.of(props, id_)
         job = vertex.JobService(state.job.location, props.get("quotas")).get(str(state.job))
         if job is None:
@@ -149,6 +151,35 @@ class SpotTrainingJobProvider(ResourceProvider):
         # in the region it ran in (a fallback rung may have moved it).
         for past in state.past_jobs:
             vertex.JobService(past.location, props.get("quotas")).delete(str(past), timeout)
+
+
+def _imported(id_: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    """The state of the job `id_` (its full name) adopted by an import, once it is checked against the
+    resource's spec: only when they agree (adoption.py)."""
+    from . import vertex
+
+    label = inputs.get("displayName") or id_
+    try:
+        name = JobName.parse(id_)
+    except ValueError as error:
+        raise UserError(f"{label}: cannot import: {error}") from None
+    job = vertex.JobService(name.location, inputs.get("quotas")).get(str(name))
+    if job is None:
+        raise UserError(f"{label}: cannot import {name}: no such job in Vertex AI (deleted, or another project or region)")
+    found = adoption.differences(inputs, job)
+    if found:
+        raise UserError(
+            f"{label}: cannot import {name}: it is not the job its spec declares. Where they differ:\n  "
+            + "\n  ".join(found)
+            + "\nMake the spec match the job to adopt it, or drop `import` to submit the spec as a new job."
+        )
+    _report_to_stderr()
+    log.info("%s: imported %s (%s) without submitting it", label, name, job.get("state"))
+    strategy = ((job.get("jobSpec") or {}).get("scheduling") or {}).get("strategy")
+    state = JobState.observed(
+        job, key=spec.submission_key(inputs, 1), strategy=strategy, attempt=1, history=(), home=inputs.get("location") or ""
+    )
+    return state.outputs(inputs)
 
 
 def _marked(value: Any) -> Any:

@@ -1,0 +1,60 @@
+"""Bringing a CustomJob submitted outside the stack (gcloud, the SDK) under a resource: an import.
+
+A job entry with `import: projects/P/locations/L/customJobs/ID` (or the resource
+option `import_` in the code API) makes the engine read that job instead of
+submitting one. The read checks it against the entry's spec first: the import
+succeeds only when every field the config sets has the same value in the job,
+so the stack never adopts a job that is not the one it declares, and never
+replaces it silently. Fields the config leaves out and Vertex filled in (a boot
+disk's defaults, say) are not differences. The job's labels are its own: a
+CustomJob cannot change, so the stack's labels (the submission key's among
+them) apply from the job's next submission; until then the orphan sweep does
+not see the job, and its resource deletes it by name.
+
+Pure: no Pulumi, no Google client.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import spec
+from .job_name import JobName
+
+# Compared where the config sets them; `labels` is left out (see above).
+COMPARED = ("project", "location", "displayName", "encryptionSpec", "jobSpec")
+_SHOWN = 80  # characters of a value a difference quotes
+
+
+def as_inputs(job: dict[str, Any]) -> dict[str, Any]:
+    """A REST-shaped CustomJob as the resource's job-defining inputs."""
+    name = JobName.parse(job["name"])
+    found = {"project": name.project, "location": name.location}
+    found.update({key: job[key] for key in ("displayName", "encryptionSpec", "jobSpec") if job.get(key)})
+    return found
+
+
+def differences(inputs: dict[str, Any], job: dict[str, Any]) -> list[str]:
+    """One line per path where the config's spec (`inputs`) and the job differ, in canonical form."""
+    want = spec.job_definition({key: inputs.get(key) for key in COMPARED})
+    have = spec.job_definition(as_inputs(job))
+    return [
+        f"{path}: {_show(theirs)} in Vertex, {_show(ours)} in the config"
+        for path, ours, theirs in _unequal(want, have, "")
+    ]
+
+
+def _unequal(ours: Any, theirs: Any, path: str) -> list[tuple[str, Any, Any]]:
+    if isinstance(ours, dict) and isinstance(theirs, dict):
+        found: list[tuple[str, Any, Any]] = []
+        for key in sorted(ours):  # only what the config sets: the rest Vertex may have filled in
+            found += _unequal(ours[key], theirs.get(key), f"{path}.{key}" if path else key)
+        return found
+    if isinstance(ours, list) and isinstance(theirs, list) and len(ours) == len(theirs):
+        return [d for i, (a, b) in enumerate(zip(ours, theirs, strict=True)) for d in _unequal(a, b, f"{path}[{i}]")]
+    return [] if ours == theirs else [(path, ours, theirs)]
+
+
+def _show(value: Any) -> str:
+    text = "(unset)" if value is None else repr(value)
+    return text if len(text) <= _SHOWN else text[: _SHOWN - 3] + "..."
