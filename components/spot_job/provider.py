@@ -8,10 +8,8 @@ is imported inside the methods that call Vertex AI.
 
 from __future__ import annotations
 
-import functools
 import importlib
 import logging
-import sys
 import threading
 from typing import Any
 
@@ -26,7 +24,7 @@ from pulumi.dynamic import (
 )
 from pulumi.runtime import rpc
 
-from . import changes, redaction, resubmission, spec
+from . import changes, redaction, reporting, resubmission, spec
 from .errors import reported_cleanly
 
 log = logging.getLogger("spot-training")
@@ -287,14 +285,8 @@ def _location(name: str) -> str:
     return name.split("/")[3]  # projects/P/locations/L/customJobs/ID
 
 
-@functools.cache
 def _report_to_stderr() -> None:
-    # The dynamic provider host has no engine connection for per-resource
-    # logs: what it writes to stderr is what `pulumi up` shows.
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("spot-training: %(message)s"))
-    log.addHandler(handler)
-    log.setLevel(logging.INFO)
+    reporting.to_stderr()  # what the host writes to stderr is what `pulumi up` shows
 
 
 def _outputs(
