@@ -67,11 +67,13 @@ def test_user_errors_stay_one_line_and_bugs_keep_their_traceback_whatever_runs_b
             return failure(lambda: host.stub.Create(provider_pb2.CreateRequest(urn=urn("x"), properties=serialize({}))))
 
         rounds = 6
-        with ThreadPoolExecutor(ENGINE_STEPS) as steps:
-            clean = [steps.submit(user_error, i) for i in range(rounds * 2)]
-            bugs = [steps.submit(provider_bug, i) for i in range(rounds)] + [steps.submit(host_bug, i) for i in range(rounds)]
-            clean, bugs = [c.result() for c in clean], [b.result() for b in bugs]
-        afterwards = host_bug(0)
+        with ThreadPoolExecutor(ENGINE_STEPS) as steps:  # in flight together, in the engine's mixed order
+            calls = [(kind, steps.submit(call, i)) for i in range(rounds)
+                     for kind, call in (("clean", user_error), ("bug", provider_bug), ("clean", user_error), ("bug", host_bug))]
+            clean = [c.result() for kind, c in calls if kind == "clean"]
+            bugs = [b.result() for kind, b in calls if kind == "bug"]
+        user_error(0)
+        afterwards = host_bug(0)  # nothing a clean error did stays behind for the next failure
 
     for message in clean:
         assert "Traceback" not in message and message.count("\n") <= 1, message
