@@ -18,7 +18,7 @@ from pulumi.runtime.proto import provider_pb2
 from components.spot_job import pacing
 from tests.program import one_job_inputs
 from tests.provider_host import BUSY, JOB_TYPE, ProviderHost, deserialize, serialize
-from tests.test_host_threads import until
+from tests.test_host_threads import GUARD, until
 
 ENGINE_STEPS = 8  # calls the test keeps in flight at once: more than the host's 4 threads
 
@@ -140,6 +140,7 @@ def test_a_region_whose_endpoint_does_not_answer_holds_up_no_other_regions_first
     with socket.socket() as silent:  # accepts connections and never speaks gRPC: the connect hangs
         silent.bind(("127.0.0.1", 0))
         silent.listen()
+        silent.settimeout(GUARD)  # a host that never connects fails the test instead of hanging it
         address = f"127.0.0.1:{silent.getsockname()[1]}"
         env = {
             "AIPLATFORM_EMULATOR_HOST": emulator.address,
@@ -211,3 +212,16 @@ def test_the_stderr_handler_is_attached_once_however_many_first_calls_race(first
             thread.join()
         attached.append(len(log.handlers))
     assert attached == [1] * 20
+
+
+def test_a_regions_own_emulator_address_is_read_only_against_the_emulator(monkeypatch):
+    from components.spot_job import vertex
+
+    monkeypatch.setenv(vertex.EMULATOR_REGION_HOSTS_ENV, "us-east1=127.0.0.1:1")
+    monkeypatch.delenv(vertex.EMULATOR_HOST_ENV, raising=False)
+    assert vertex.endpoint("us-east1") == "us-east1-aiplatform.googleapis.com"  # a real stack goes to Google
+    monkeypatch.setenv(vertex.EMULATOR_HOST_ENV, "127.0.0.1:2")
+    assert (vertex.endpoint("us-east1"), vertex.endpoint("us-central1")) == ("127.0.0.1:1", "127.0.0.1:2")
+    monkeypatch.setenv(vertex.EMULATOR_REGION_HOSTS_ENV, "us-east1")
+    with pytest.raises(vertex.VertexError, match="SPOT_TRAINING_EMULATOR_REGION_HOSTS='us-east1': 'us-east1' is not region=host:port"):
+        vertex.endpoint("us-east1")
