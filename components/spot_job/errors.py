@@ -33,6 +33,8 @@ import threading
 import traceback
 from typing import Any, Callable, TypeVar
 
+from . import host
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 # The mark, an attribute of the exception itself: it goes wherever the exception goes.
@@ -50,7 +52,7 @@ def reported_cleanly(method: F) -> F:
             return method(*args, **kwargs)
         except (UserError, TimeoutError) as error:
             mark_clean(error)
-            if _in_dynamic_provider_host():
+            if host.module() is not None:
                 error.__cause__ = None  # the Google exception behind it is in the message already
                 error.__suppress_context__ = True
                 _host_reports_marked_errors_cleanly()
@@ -95,13 +97,7 @@ _adapting = threading.Lock()
 
 def _host_reports_marked_errors_cleanly() -> None:
     """Gives the host module's `format_exc` the mark, once per process (first clean errors may race)."""
-    host = sys.modules.get("__main__")
+    servicer_module = host.module()
     with _adapting:
-        if getattr(host, "traceback", None) is traceback:
-            host.traceback = _HostTraceback()  # type: ignore[union-attr]
-
-
-def _in_dynamic_provider_host() -> bool:
-    """Whether this process is `python -m pulumi.dynamic`, the host the engine starts."""
-    spec = getattr(sys.modules.get("__main__"), "__spec__", None)
-    return getattr(spec, "name", None) == "pulumi.dynamic.__main__"
+        if getattr(servicer_module, "traceback", None) is traceback:
+            servicer_module.traceback = _HostTraceback()  # type: ignore[union-attr]

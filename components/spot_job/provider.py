@@ -24,7 +24,7 @@ from pulumi.dynamic import (
 )
 from pulumi.runtime import rpc
 
-from . import changes, redaction, reporting, resubmission, spec
+from . import changes, host, redaction, reporting, resubmission, spec
 from .errors import reported_cleanly
 
 log = logging.getLogger("spot-training")
@@ -67,6 +67,7 @@ class SpotTrainingJobProvider(ResourceProvider):
         # and nothing is kept on the provider; a failed import fails again, with its
         # error, where a method imports `vertex`.
         threading.Thread(target=_import_vertex, name="spot-training-import", daemon=True).start()
+        host.give_calls_to_vertex_threads_of_their_own()  # a diff never waits behind them (see host)
 
     def check(self, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
         failures = spec.validate(news, unknown=rpc.UNKNOWN)
