@@ -6,8 +6,8 @@ sync gRPC server on `ThreadPoolExecutor(max_workers=4)`, with no limit on the
 calls it accepts. A call that finds the 4 threads busy waits in the executor's
 queue, behind every call that came before it, whatever it is. So four calls
 that wait (for a quota slot, or on a job) held up every diff and read of the
-stack: a diff that makes no call waited 14.8 s behind creates paced to the
-submission quota.
+stack: issue 21 saw a diff that makes no call wait 14.8 s behind creates paced
+to the submission quota.
 
 A provider call cannot give its thread back while it waits: the server is
 sync, and a call's answer is due on the thread that runs it. What can be chosen
