@@ -1,6 +1,8 @@
 """Issue 21 (4): the dynamic provider host serves several calls at once on threads of
-one process, and no call's outcome depends on what the others do. Each test drives
-the SDK's host over gRPC, as the engine does, with calls in flight together.
+one process, and no call's outcome depends on what the others do. The tests drive
+the SDK's host over gRPC, as the engine does, with calls in flight together; two run
+in-process what a host cannot be made to show on demand (a race inside one function)
+or what needs no host (reading the environment).
 
 Ordering, not timing: where a call must not wait behind another, it is asserted to
 answer while the other is still seen waiting (in the emulator, or on a socket).
@@ -8,14 +10,18 @@ answer while the other is still seen waiting (in the emulator, or on a socket).
 
 from __future__ import annotations
 
+import importlib.util
+import logging
 import socket
+import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import grpc
 import pytest
 from pulumi.runtime.proto import provider_pb2
 
-from components.spot_job import pacing
+from components.spot_job import pacing, reporting
 from tests.program import one_job_inputs
 from tests.provider_host import BUSY, JOB_TYPE, ProviderHost, deserialize, serialize
 from tests.test_host_threads import GUARD, until
@@ -100,6 +106,56 @@ def test_the_first_calls_racing_each_other_print_every_line_once(emulator, progr
         assert said.count(f"{name}: will be submitted again") == 1, said
 
 
+@pytest.fixture
+def first_report():
+    """`reporting` as a host process has it before its first call (a copy of the module of its own,
+    so this process's stays as it is): no handler attached yet, and threads that switch at nearly
+    every bytecode, as in tests/busy_host."""
+    log = logging.getLogger(reporting.LOGGER)
+    kept = list(log.handlers)
+    switch = sys.getswitchinterval()
+
+    def fresh():
+        for handler in list(log.handlers):
+            log.removeHandler(handler)
+        spec = importlib.util.spec_from_file_location("first_report", reporting.__file__)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    sys.setswitchinterval(1e-6)
+    try:
+        yield fresh, log
+    finally:
+        sys.setswitchinterval(switch)
+        for handler in list(log.handlers):
+            log.removeHandler(handler)
+        for handler in kept:
+            log.addHandler(handler)
+
+
+def test_the_stderr_handler_is_attached_once_however_many_first_calls_race(first_report):
+    """The host test above cannot make its first calls meet in the attach (they reach it a few ms
+    apart); here the host's 4 threads are released into it together, round after round."""
+    fresh, log = first_report
+    attached = []
+    for _ in range(20):
+        first = fresh()
+        start = threading.Barrier(4)
+
+        def first_call() -> None:
+            start.wait()
+            first.to_stderr()
+
+        threads = [threading.Thread(target=first_call) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        attached.append(len(log.handlers))
+    assert attached == [1] * 20
+
+
 # --- a diff or a read never waits behind calls that wait ---------------------------------
 
 
@@ -161,61 +217,9 @@ def test_a_region_whose_endpoint_does_not_answer_holds_up_no_other_regions_first
     assert f"no connection to {address}" in message and "Traceback" not in message
 
 
-@pytest.fixture
-def first_report(monkeypatch):
-    """`reporting` as a host process has it before its first call: no handler attached yet, and
-    threads that switch at nearly every bytecode, as in tests/busy_host."""
-    import importlib
-    import logging
-    import sys
-
-    from components.spot_job import reporting
-
-    log = logging.getLogger(reporting.LOGGER)
-    kept = list(log.handlers)
-    switch = sys.getswitchinterval()
-
-    def fresh():
-        for handler in list(log.handlers):
-            log.removeHandler(handler)
-        return importlib.reload(reporting)
-
-    sys.setswitchinterval(1e-6)
-    try:
-        yield fresh, log
-    finally:
-        sys.setswitchinterval(switch)
-        fresh()
-        for handler in kept:
-            log.addHandler(handler)
-
-
-def test_the_stderr_handler_is_attached_once_however_many_first_calls_race(first_report):
-    """The host test above cannot make its first calls meet in the attach (they reach it a few ms
-    apart); here the host's 4 threads are released into it together, round after round."""
-    import threading
-
-    fresh, log = first_report
-    attached = []
-    for _ in range(20):
-        reporting = fresh()
-        start = threading.Barrier(4)
-
-        def first_call() -> None:
-            start.wait()
-            reporting.to_stderr()
-
-        threads = [threading.Thread(target=first_call) for _ in range(4)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        attached.append(len(log.handlers))
-    assert attached == [1] * 20
-
 
 def test_a_regions_own_emulator_address_is_read_only_against_the_emulator(monkeypatch):
-    from components.spot_job import vertex
+    from components.spot_job import vertex  # the Google client: imported by the tests that use it
 
     monkeypatch.setenv(vertex.EMULATOR_REGION_HOSTS_ENV, "us-east1=127.0.0.1:1")
     monkeypatch.delenv(vertex.EMULATOR_HOST_ENV, raising=False)
