@@ -140,14 +140,13 @@ def test_the_stderr_handler_is_attached_once_however_many_first_calls_race(first
     fresh, log = first_report
     attached = []
     for _ in range(20):
-        first = fresh()
-        start = threading.Barrier(4)
+        first, start = fresh(), threading.Barrier(4)
 
-        def first_call() -> None:
-            start.wait()
-            first.to_stderr()
+        def first_call(module, barrier: threading.Barrier) -> None:
+            barrier.wait()
+            module.to_stderr()
 
-        threads = [threading.Thread(target=first_call) for _ in range(4)]
+        threads = [threading.Thread(target=first_call, args=(first, start)) for _ in range(4)]
         for thread in threads:
             thread.start()
         for thread in threads:

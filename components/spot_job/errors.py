@@ -63,7 +63,7 @@ def reported_cleanly(method: F) -> F:
 
 def mark_clean(error: BaseException) -> None:
     """Has the host report `error` as its message alone."""
-    setattr(error, _REPORTED_CLEANLY, True)
+    vars(error)[_REPORTED_CLEANLY] = True
 
 
 def is_clean(error: BaseException) -> bool:

@@ -71,4 +71,4 @@ def give_calls_to_vertex_threads_of_their_own() -> None:
             pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix=f"spot-training-{role}")
             for name in names:
                 # A function's attribute, which the handler's bound method reads through.
-                setattr(getattr(servicer, name), "experimental_thread_pool", pool)
+                getattr(servicer, name).experimental_thread_pool = pool
