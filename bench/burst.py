@@ -211,7 +211,7 @@ def main() -> None:
     scales = args.scales or ([10.0] if args.quick else [10.0, 5.0])
 
     inputs = program_inputs()
-    provider_module._report_to_stderr()  # installs the provider's stderr handler once (functools.cache) ...
+    provider_module._report_to_stderr()  # installs the provider's stderr handler, once per process ...
     provider_module.log.handlers.clear()  # ... which 140 jobs' retry warnings would flood: counted instead
     results = {s: ours(inputs, n, s) for s in scales}
     sdk_result = baseline(inputs, n, scales[0])

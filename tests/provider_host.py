@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -22,6 +23,8 @@ from operations.policy_pack import serialize  # noqa: F401 (the engine's propert
 from tests.program import ROOT
 
 JOB_TYPE = "pulumi-python:dynamic/spot-training:SpotTrainingJob"
+# Environment for a host whose threads interleave at nearly every bytecode (see tests/busy_host).
+BUSY = {"PYTHONPATH": str(Path(__file__).parent / "busy_host")}
 
 
 def deserialize(struct: struct_pb2.Struct) -> dict[str, Any]:

@@ -172,9 +172,9 @@ def test_a_bug_still_reports_its_traceback(host, emulator, program_inputs):
     state = deserialize(host.create(URN, checked(host, program_inputs)).properties)
     state["history"] = "not a list"  # a state no version writes
     emulator.inject("GetCustomJob", grpc.StatusCode.PERMISSION_DENIED, times=1)
-    with pytest.raises(grpc.RpcError):  # a clean error first sets the limit ...
+    with pytest.raises(grpc.RpcError):  # a clean error first ...
         host.read(URN, state["jobName"], state)
-    with pytest.raises(grpc.RpcError) as bug:  # ... which a bug puts back
+    with pytest.raises(grpc.RpcError) as bug:  # ... leaves the next bug its traceback
         host.delete(URN, state["jobName"], {**state, "onDelete": "delete", "history": [{"jobName": "projects/x"}]})
     assert "Traceback (most recent call last)" in bug.value.details()
 

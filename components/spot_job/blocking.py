@@ -1,12 +1,14 @@
-"""The provider host's threads that may block on a job: at most two at a time.
+"""The calls that may block on a job: at most two at a time.
 
-The dynamic provider host serves every call of every dynamic resource in the
-stack on 4 threads, and queues the rest. A call that blocks on a job (a
-`waitFor` wait after a submission, a delete waiting for a cancelled job to
-stop) holds one of them for up to half an hour, so without a bound a mass
-destroy or an `up` full of waits leaves no thread for anything else: every
-diff and read queues behind them. All such calls share this one bound, so at
-least two threads stay free whatever mix of them is in flight.
+Creates, updates and deletes run on the provider's own CHANGE_THREADS (4)
+threads in the provider host (host.py; checks, diffs and reads have threads of
+their own). A call that blocks on a job (a `waitFor` wait after a submission, a
+delete waiting for a cancelled job to stop) holds one of them for up to half an
+hour, so without a bound a mass destroy or an `up` full of waits leaves none
+for the other creates and deletes: a delete's cancel would wait behind them
+while its job bills on. All such calls share this one bound, so at least two of
+those threads are never held by a job, whatever mix of calls is in flight.
+(Their waits for a quota slot are the quota's: pacing.py.)
 
 A slot is taken without waiting for it: waiting for a slot would itself hold a
 thread. A call that gets none does what it can without blocking and says so.

@@ -23,6 +23,13 @@ the process: the dynamic provider host serves several calls at once, and they
 all pace together. A limiter is made on first use, never at import (this module
 is imported by the provider host for every call).
 
+A call waiting here holds its thread: a sync gRPC server answers on the thread
+that runs the call. So no call that can wait here runs on the host's own 4
+threads: reads, and creates, updates and deletes, run on threads of the
+provider's own (host.py), and checks and diffs, which never call Vertex AI,
+always find one of the host's. A read waits for the request quota only, never
+behind a create waiting for a submission slot.
+
 Projects with raised quotas set `spot-training:quotas` (docs/config.md); it
 reaches the host as the job input `quotas` (a knob: not part of the job's
 definition, nor of its submission key).

@@ -8,10 +8,8 @@ is imported inside the methods that call Vertex AI.
 
 from __future__ import annotations
 
-import functools
 import importlib
 import logging
-import sys
 import threading
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +25,7 @@ from pulumi.dynamic import (
 from pulumi.output import Unknown
 from pulumi.runtime import rpc
 
-from . import adoption, decision, defaults, redaction, resubmission, spec, values
+from . import adoption, decision, defaults, host, redaction, reporting, resubmission, spec, values
 from .errors import UserError, reported_cleanly
 from .job_name import JobName
 from .resource_state import JobState
@@ -53,6 +51,7 @@ class SpotTrainingJobProvider(ResourceProvider):
         # and nothing is kept on the provider; a failed import fails again, with its
         # error, where a method imports `vertex`.
         threading.Thread(target=_import_vertex, name="spot-training-import", daemon=True).start()
+        host.give_calls_to_vertex_threads_of_their_own()  # a diff never waits behind them (see host)
 
     def check(self, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
         failures = spec.validate(_marked(news), unknown=rpc.UNKNOWN)
@@ -223,11 +222,5 @@ def _followed(
     return JobState.observed(job, key=done.key, strategy=strategy, attempt=attempt, history=history, home=home)
 
 
-@functools.cache
 def _report_to_stderr() -> None:
-    # The dynamic provider host has no engine connection for per-resource
-    # logs: what it writes to stderr is what `pulumi up` shows.
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("spot-training: %(message)s"))
-    log.addHandler(handler)
-    log.setLevel(logging.INFO)
+    reporting.to_stderr()  # what the host writes to stderr is what `pulumi up` shows

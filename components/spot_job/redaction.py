@@ -6,7 +6,7 @@ were secret. The program says which, in the `secretPaths` input (paths such
 as `jobSpec.workerPoolSpecs[0].containerSpec.env[0].value`). Every value
 found there is remembered for the life of the host process, and scrubbed from
 every record of the `spot-training` logger and from every error a provider
-method raises. Pure: standard library only.
+method raises. Pure: no Pulumi, no Google client.
 """
 
 from __future__ import annotations
@@ -14,10 +14,9 @@ from __future__ import annotations
 import functools
 import logging
 import threading
-import traceback
 from typing import Any, Callable, Iterable
 
-from . import property_paths
+from . import errors, property_paths
 
 SECRET_PATHS = "secretPaths"
 PLACEHOLDER = "[secret]"
@@ -106,13 +105,17 @@ def _guard(method: Callable[..., Any]) -> Callable[..., Any]:
         try:
             result = method(self, *args)
         except Exception as error:
-            text = "".join(traceback.format_exception(error))
+            text = errors.formatted(error)
             scrubbed = KNOWN.scrub(text)
             if scrubbed == text:
                 raise
             # The host reports the traceback as the error: the original, chained
-            # exceptions included, would carry the value; this one does not.
-            raise ScrubbedError(scrubbed) from None
+            # exceptions included, would carry the value; this one does not. A user
+            # error stays one clean line.
+            replacement = ScrubbedError(scrubbed)
+            if errors.is_clean(error):
+                errors.mark_clean(replacement)
+            raise replacement from None
         for failure in getattr(result, "failures", None) or []:  # CheckResult
             failure.reason = KNOWN.scrub(failure.reason)
         return result

@@ -93,8 +93,30 @@ def _transient_retry(deadline: float) -> retries.Retry:
     )
 
 
+# With the emulator, regions may be served at addresses of their own:
+# "us-east1=host:port,europe-west4=host:port" (the emulator serves every region at
+# one address; tests point one region at an address that does not answer). Read
+# only with AIPLATFORM_EMULATOR_HOST set, like pacing's time scale: no real stack
+# can be sent elsewhere by it.
+EMULATOR_REGION_HOSTS_ENV = "SPOT_TRAINING_EMULATOR_REGION_HOSTS"
+
+
 def endpoint(location: str) -> str:
-    return os.environ.get(EMULATOR_HOST_ENV) or f"{location}-aiplatform.googleapis.com"
+    emulator = os.environ.get(EMULATOR_HOST_ENV)
+    if not emulator:
+        return f"{location}-aiplatform.googleapis.com"
+    return _emulator_region_hosts().get(location, emulator)
+
+
+def _emulator_region_hosts() -> dict[str, str]:
+    raw = os.environ.get(EMULATOR_REGION_HOSTS_ENV) or ""
+    hosts = {}
+    for entry in filter(None, (part.strip() for part in raw.split(","))):
+        region, _, address = entry.partition("=")
+        if not region or not address:
+            raise VertexError(f"{EMULATOR_REGION_HOSTS_ENV}={raw!r}: {entry!r} is not region=host:port")
+        hosts[region.strip()] = address.strip()
+    return hosts
 
 
 def job_service_client(location: str) -> aiplatform_v1.JobServiceClient:
@@ -128,7 +150,12 @@ def to_dict(job: aiplatform_v1.CustomJob) -> dict[str, Any]:
 # Kept here, never on the provider object (a channel cannot be pickled). Keyed by
 # endpoint, so the emulator's address or another region gets its own.
 _CLIENTS: dict[str, aiplatform_v1.JobServiceClient] = {}
-_CLIENTS_LOCK = threading.Lock()
+# One lock per endpoint, held across its connect: the host's threads that all start
+# at once make one connect per endpoint, and an endpoint that does not answer (up
+# to the connect bound) holds up only the calls to that endpoint. The process-wide
+# lock is held only to find an endpoint's lock, never across a connect.
+_CONNECTING: dict[str, threading.Lock] = {}
+_CONNECTING_LOCK = threading.Lock()
 
 
 def shared_client(location: str) -> aiplatform_v1.JobServiceClient:
@@ -138,7 +165,9 @@ def shared_client(location: str) -> aiplatform_v1.JobServiceClient:
     client = _CLIENTS.get(target)
     if client is not None:
         return client
-    with _CLIENTS_LOCK:  # one connect per endpoint, even when the host's threads all start at once
+    with _CONNECTING_LOCK:
+        connecting = _CONNECTING.setdefault(target, threading.Lock())
+    with connecting:
         client = _CLIENTS.get(target)
         if client is None:
             client = _connected(target, job_service_client(location))

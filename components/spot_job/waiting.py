@@ -1,10 +1,11 @@
 """`waitFor`: following a job after submitting it, without starving the provider host.
 
-The dynamic provider host serves every dynamic resource of a stack with 4
-threads. A call that waits holds one of them, so waiting is bounded twice:
-each wait by `waitTimeout` (at most rules.knobs.MAX_BLOCKING_SECONDS), and by the
-slots of `blocking`, shared with deletes waiting for a cancelled job, so reads,
-diffs and deletes of the other jobs always find a free thread. A job that
+Creates, updates and deletes of every job of a stack run on 4 threads of the
+provider host (host.py). A call that waits holds one of them, so waiting is
+bounded twice: each wait by `waitTimeout` (at most rules.knobs.MAX_BLOCKING_SECONDS),
+and by the slots of `blocking`, shared with deletes waiting for a cancelled job,
+so creates and deletes of the other jobs always find a free thread (reads and
+diffs run on threads of their own). A job that
 cannot be waited on is not an error: it was submitted, its state shows on the
 next refresh.
 
