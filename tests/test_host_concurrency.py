@@ -62,9 +62,9 @@ def test_user_errors_stay_one_line_and_bugs_keep_their_traceback_whatever_runs_b
             return failure(lambda: host.read(urn("denied"), state["jobName"], state))
 
         def provider_bug(_: int) -> str:
-            # A state no version writes (an attempt's history entry that is not a record), of a job in a
+            # A state no version writes (an attempt whose name is not a job name), of a job in a
             # project not denied: the provider fails on it after its calls to Vertex, as a bug does.
-            other = {**state, "project": "acme-ml-other", "onDelete": "delete", "history": [1],
+            other = {**state, "project": "acme-ml-other", "onDelete": "delete", "history": [{"jobName": "projects/x"}],
                      "jobName": state["jobName"].replace("acme-ml-dev", "acme-ml-other")}
             return failure(lambda: host.delete(urn("bug"), other["jobName"], other))
 
@@ -86,7 +86,7 @@ def test_user_errors_stay_one_line_and_bugs_keep_their_traceback_whatever_runs_b
         assert "roles/aiplatform.viewer" in message
     for message in [*bugs, afterwards]:
         assert "Traceback (most recent call last)" in message, message
-    assert sum("AttributeError" in m for m in bugs) == rounds and sum("KeyError" in m for m in bugs) == rounds
+    assert sum("is not a CustomJob name" in m for m in bugs) == rounds and sum("KeyError" in m for m in bugs) == rounds
 
 
 # --- every line the provider writes, written once ----------------------------------------

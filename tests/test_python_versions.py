@@ -55,11 +55,15 @@ def test_every_compiled_dependency_has_a_linux_wheel_for_every_supported_python(
         wheels = re.findall(r"/([^/\s\"]+\.whl)", package)
         if not wheels or any(w.endswith("-none-any.whl") for w in wheels):
             continue  # pure Python, or the project itself
-        # name-version-python-abi-platform.whl; abi3 serves its minor and every later one.
+        # name-version-python-abi-platform.whl; abi3 serves its minor and every later one, and a
+        # py3-none wheel (a binary that links no Python, ruff's) serves them all.
         tags = [w[: -len(".whl")].split("-")[-3:] for w in wheels if "manylinux" in w and "x86_64" in w]
         for minor in supported_minors():
             cp = "cp" + minor.replace(".", "")
-            if not any(py == cp and abi == cp or abi == "abi3" and int(py[3:]) <= int(cp[3:]) for py, abi, _ in tags):
+            if not any(
+                py == cp and abi == cp or abi == "abi3" and int(py[3:]) <= int(cp[3:]) or (py, abi) == ("py3", "none")
+                for py, abi, _ in tags
+            ):
                 missing.append(f"{name} for {minor}")
     assert not missing, "no wheel: " + ", ".join(missing)
 

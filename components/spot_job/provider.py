@@ -28,7 +28,7 @@ from pulumi.runtime import rpc
 from . import adoption, decision, defaults, host, redaction, reporting, resubmission, spec, values
 from .errors import UserError, reported_cleanly
 from .job_name import JobName
-from .resource_state import JobState
+from .resource_state import OUTPUT_FIELDS, JobState
 
 if TYPE_CHECKING:
     from . import submission
@@ -83,7 +83,7 @@ class SpotTrainingJobProvider(ResourceProvider):
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
         from . import vertex
 
-        if "jobName" not in props:  # no outputs yet: an import of a job submitted outside the stack
+        if not any(key in props for key in OUTPUT_FIELDS):  # no outputs yet: an import of a job made elsewhere
             return ReadResult(id_, _imported(id_, props))
         state = JobState.of(props, id_)
         job = vertex.JobService(state.job.location, props.get("quotas")).get(str(state.job))
