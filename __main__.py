@@ -5,9 +5,8 @@ import json
 
 import pulumi
 
-from stack_config import stack_file
 from components.team import TeamTrainingEnvironment, TeamTrainingEnvironmentArgs
-from stack_config import NS, load
+from stack_config import NS, load, stack_file
 
 # A run is short and allocates SDK objects per registered key (an Output with its
 # futures and tasks), most of them live to the end: the collector, scanning them

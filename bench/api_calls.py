@@ -38,7 +38,17 @@ from pulumi.runtime.proto import provider_pb2
 
 from bench import sdk
 from bench.emulated import (
-    CRUD_PER_MINUTE, RPCS, SUBMISSIONS_PER_MINUTE, URN, Host, calls_of, checked, program_inputs, scoped, serialize, table,
+    CRUD_PER_MINUTE,
+    RPCS,
+    SUBMISSIONS_PER_MINUTE,
+    URN,
+    Host,
+    calls_of,
+    checked,
+    program_inputs,
+    scoped,
+    serialize,
+    table,
 )
 from components.spot_job import spec
 from tests.emulator import JobServiceEmulator
@@ -59,7 +69,7 @@ class Counted:
     def __init__(self, emu: JobServiceEmulator) -> None:
         self.emu = emu
 
-    def __enter__(self) -> "Counted":
+    def __enter__(self) -> Counted:
         self.emu.reset_calls()
         return self
 

@@ -65,8 +65,8 @@ from google.api_core import exceptions
 
 from bench import sdk
 from bench.emulated import CRUD_PER_MINUTE, SUBMISSIONS_PER_MINUTE, program_inputs, scoped, table
-from components.spot_job import provider as provider_module
 from components.spot_job import pacing, spec, vertex
+from components.spot_job import provider as provider_module
 from components.spot_job.provider import SpotTrainingJobProvider
 from tests.emulator import JobServiceEmulator
 

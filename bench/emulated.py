@@ -21,7 +21,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import grpc
 from google.protobuf import struct_pb2
@@ -64,7 +65,7 @@ class Host(ProviderHost):
     # What the engine runs; a benchmark's baseline may run the same host with a setting changed.
     command: tuple[str, ...] = ("-m", "pulumi.dynamic")
 
-    def __enter__(self) -> "Host":
+    def __enter__(self) -> Host:
         self._stderr = tempfile.TemporaryFile()
         self.process = subprocess.Popen(
             [sys.executable, *self.command],

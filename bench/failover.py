@@ -52,8 +52,8 @@ from pulumi.runtime.proto import provider_pb2
 from bench.emulated import RPCS, URN, Host, calls_of, checked, scoped, serialize, table
 from components.spot_job import resubmission
 from components.spot_job import states as job_states
-from components.spot_job.resource_state import JobState
 from components.spot_job.provider import SpotTrainingJobProvider
+from components.spot_job.resource_state import JobState
 from tests.emulator import JobServiceEmulator
 from tests.emulator.lifecycle import STOCKOUT_ERROR
 from tests.fixtures import docs_request_body

@@ -34,7 +34,8 @@ import base64
 import json
 import os
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 ITERATIONS, QUICK_ITERATIONS = 2000, 100
 ROUNDS, QUICK_ROUNDS = 5, 1

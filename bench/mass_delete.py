@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from pulumi.runtime.proto import provider_pb2
 
 from bench.emulated import Host, checked, median, p90, program_inputs, scoped, serialize, table
-from components.spot_job import blocking, vertex
+from components.spot_job import blocking
 from components.spot_job import states as job_states
 from tests.emulator import JobServiceEmulator
 from tests.provider_host import JOB_TYPE

@@ -113,5 +113,5 @@ def preload_gcp() -> None:
     import pulumi_gcp as gcp
 
     # Touching a member loads the module; the lazy module object alone does not.
-    gcp.storage.Bucket, gcp.serviceaccount.Account, gcp.projects.IAMMember
-    gcp.artifactregistry.Repository, gcp.organizations.get_project_output
+    gcp.storage.Bucket, gcp.serviceaccount.Account, gcp.projects.IAMMember  # noqa: B018 (the touch loads them)
+    gcp.artifactregistry.Repository, gcp.organizations.get_project_output  # noqa: B018

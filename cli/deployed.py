@@ -9,9 +9,10 @@ AIPLATFORM_EMULATOR_HOST set they talk to that emulator instead.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 import typer
 
@@ -34,7 +35,7 @@ def load(stack: str):
         return Stack.load(stack)
     except StackError as problem:
         output.error(str(problem))
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
 
 
 def submissions(stack: str, job: str, location: list[str]) -> tuple[Any, list[str], list[dict[str, Any]]]:
@@ -142,13 +143,13 @@ def google_errors() -> Iterator[None]:
         yield
     except vertex.VertexError as problem:
         output.error(str(problem))
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     except auth.GoogleAuthError as problem:
         output.error(
             f"no usable Google credentials: {' '.join(str(problem).split())}. Sign in with "
             "`gcloud auth application-default login` (or set GOOGLE_APPLICATION_CREDENTIALS)"
         )
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     except exceptions.GoogleAPICallError as problem:
         output.error(f"Vertex AI: {problem.message or problem}")
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None

@@ -20,8 +20,9 @@ import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import typer
 
@@ -66,13 +67,13 @@ def diff(
             raise gone
     except UnknownStack as problem:
         output.error(str(problem))
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     except BadRef as problem:
         output.error(str(problem))
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     except InvalidStack as problem:
         output.error(str(problem))
-        raise typer.Exit(1)
+        raise typer.Exit(1) from None
     short = commit[:12]
     print(f"stack {stack}: the working tree against {shown} ({short})" if shown != short else f"stack {stack}: the working tree against {short}")
     if gone is not None:

@@ -34,7 +34,6 @@ def logs(
     location: list[str] = arguments.LOCATIONS,
 ) -> None:
     """The job's Cloud Logging query and the gcloud commands that stream it. Needs Google credentials to find the job."""
-    from components.spot_job import vertex
 
     _, where, submitted = deployed.submissions(stack, job, location)
     found = deployed.with_attempts(submitted, {})

@@ -20,7 +20,7 @@ def rendered_jobs(stack: str):
             return render(stack)
     except UnknownStack as problem:
         output.error(str(problem))
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     except pulumi.RunError as problem:  # ConfigError, StackFileError, SpecError: one message listing every failure
         output.error(str(problem))
-        raise typer.Exit(1)
+        raise typer.Exit(1) from None

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from typing import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from rich.console import Console
 from rich.markup import escape

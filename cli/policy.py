@@ -32,10 +32,10 @@ def policy(stack: str = arguments.STACK) -> None:
             report = check(stack)
     except (UnknownStack, PackMissing) as problem:
         output.error(str(problem))
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     except pulumi.RunError as problem:  # ConfigError, StackFileError, SpecError: one message listing every failure
         output.error(str(problem))
-        raise typer.Exit(1)
+        raise typer.Exit(1) from None
     for v in report.violations:
         # The whole message, never cut to a column: it says what to write instead.
         output.out.print(f"{v.policy} ({v.level})  {v.urn}\n{textwrap.indent(v.message, '  ')}\n", markup=False)

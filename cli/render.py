@@ -9,7 +9,6 @@ stderr), 1 for a stack that is not deployable, 2 for a stack that does not exist
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -22,7 +21,7 @@ def register(app: typer.Typer) -> None:
 
 def render(
     stack: str = arguments.STACK,
-    out: Optional[Path] = typer.Option(None, "--out", help="write <team>-<job>.json request bodies into this directory"),
+    out: Path | None = typer.Option(None, "--out", help="write <team>-<job>.json request bodies into this directory"),
 ) -> None:
     """Print each job's request body, sorted by team then job, and its settings (wait, rerun, delete, replace, fallback ladder)."""
     from offline import render as offline_render

@@ -22,7 +22,7 @@ def status(
     location: list[str] = arguments.LOCATIONS,
 ) -> None:
     """The stack's jobs on Vertex AI: state, attempt, strategy, region, start and end, console link. Needs Google credentials."""
-    from components.spot_job import labels, vertex
+    from components.spot_job import labels
 
     target = deployed.load(stack)
     jobs = deployed.rendered(target)

@@ -12,7 +12,6 @@ stopping (CANCELLING), run the sweep again later to delete its record.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -27,7 +26,7 @@ def register(app: typer.Typer) -> None:
 
 def sweep(
     stack: str = arguments.STACK,
-    state: Optional[Path] = typer.Option(None, "--state", metavar="FILE", help="the stack's state, as `pulumi stack export` prints it (default: run that command)"),
+    state: Path | None = typer.Option(None, "--state", metavar="FILE", help="the stack's state, as `pulumi stack export` prints it (default: run that command)"),
     location: list[str] = arguments.LOCATIONS,
     cancel: bool = typer.Option(False, "--cancel", help="cancel the orphaned jobs"),
     delete_ended: bool = typer.Option(False, "--delete-ended", help="delete the records of the ended jobs no state points to (a job still CANCELLING is left for a later sweep)"),

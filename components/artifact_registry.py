@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Optional
 
 import pulumi
 import pulumi_docker_build as docker_build
 import pulumi_gcp as gcp
 
 from . import iam as iam_
-from .team_definition import ImageConfig
 from .renames import with_former_types
+from .team_definition import ImageConfig
 
 READER_ROLE = "roles/artifactregistry.reader"
 
@@ -28,7 +27,7 @@ class ContainerRepositoryArgs:
     location: str  # the jobs' region
     team: str
     environment: str
-    repository_id: Optional[str] = None  # default: the team
+    repository_id: str | None = None  # default: the team
     keep_recent_versions: int = 10
     delete_untagged_after_days: int = 7
     cleanup_dry_run: bool = False
@@ -39,7 +38,7 @@ class ContainerRepositoryArgs:
     # through to this one, so an attempt there pulls its image in its own region.
     replica_regions: list[str] = field(default_factory=list)
     # Who reads this repository for the replicas: the Artifact Registry service agent.
-    replica_reader: Optional[pulumi.Input[str]] = None
+    replica_reader: pulumi.Input[str] | None = None
     # key -> the image jobs run: {name, tag} already pushed, or a local context the stack builds and pushes.
     images: dict[str, ImageConfig] = field(default_factory=dict)
 
@@ -52,7 +51,7 @@ class ContainerRepository(pulumi.ComponentResource):
     repository: gcp.artifactregistry.Repository
     url: pulumi.Output[str]  # {location}-docker.pkg.dev/{project}/{repository}
 
-    def __init__(self, name: str, args: ContainerRepositoryArgs, opts: Optional[pulumi.ResourceOptions] = None) -> None:
+    def __init__(self, name: str, args: ContainerRepositoryArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__(self.TYPE, name, None, with_former_types(opts, self.FORMER_TYPES))
         child = pulumi.ResourceOptions(parent=self)
         self._args = args
@@ -183,7 +182,7 @@ class ContainerRepository(pulumi.ComponentResource):
             resource=self,
         )
 
-    def _built_image(self, name: str, context: str, dockerfile: Optional[str] = None) -> pulumi.Output[str]:
+    def _built_image(self, name: str, context: str, dockerfile: str | None = None) -> pulumi.Output[str]:
         """An image built from a local context and pushed here by the stack; its pushed digest.
 
         The build reruns when the context changes (pulumi-docker-build hashes

@@ -11,7 +11,7 @@ still gets a stable resource name.
 from __future__ import annotations
 
 import re
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
 
 import pulumi
 

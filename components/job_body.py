@@ -10,7 +10,8 @@ registers, not a copy of its rules. Pure: no Pulumi resource, no Google client.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from .spot_job.spec import IMAGE_FIELDS
 from .team_definition import IMAGE_REF, PACKAGE_REF

@@ -12,12 +12,12 @@ their URNs. docs/team.md, "Renaming a component", has the convention.
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 import pulumi
 
 
-def with_former_types(opts: Optional[pulumi.ResourceOptions], former_types: Sequence[str]) -> Optional[pulumi.ResourceOptions]:
+def with_former_types(opts: pulumi.ResourceOptions | None, former_types: Sequence[str]) -> pulumi.ResourceOptions | None:
     """`opts` with an alias for each former type (same name, same parent); `opts` itself when there is none."""
     if not former_types:
         return opts

@@ -10,8 +10,8 @@ owns a credential creates it and adds versions.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping, Optional
 
 import pulumi
 import pulumi_gcp as gcp
@@ -33,7 +33,7 @@ class SecretAccess(pulumi.ComponentResource):
     # The types it was registered as before a rename: aliases, so nothing under it is replaced (renames.py).
     FORMER_TYPES: tuple[str, ...] = ()
 
-    def __init__(self, name: str, args: SecretAccessArgs, opts: Optional[pulumi.ResourceOptions] = None) -> None:
+    def __init__(self, name: str, args: SecretAccessArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__(self.TYPE, name, None, with_former_types(opts, self.FORMER_TYPES))
         child = pulumi.ResourceOptions(parent=self)
         self.grants: dict[str, pulumi.Resource] = {}
@@ -42,7 +42,7 @@ class SecretAccess(pulumi.ComponentResource):
             [self.grants[key]] = grant_members(
                 f"{name}-{key}",
                 {ACCESSOR: {"trainer": args.member}},
-                lambda resource_name, role, member: gcp.secretmanager.SecretIamMember(
+                lambda resource_name, role, member, project=project, secret=secret: gcp.secretmanager.SecretIamMember(
                     resource_name, project=project, secret_id=secret, role=role, member=member, opts=child
                 ),
             )

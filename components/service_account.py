@@ -10,8 +10,8 @@ stack's deployers and the team's members, so they can submit jobs that run as it
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Optional, Sequence
 
 import pulumi
 import pulumi_gcp as gcp
@@ -30,7 +30,7 @@ class TrainingServiceAccountArgs:
     project: pulumi.Input[str]
     team: str
     environment: str
-    account_id: Optional[str] = None  # default: {team}-train-{environment}
+    account_id: str | None = None  # default: {team}-train-{environment}
     # key -> member (user:, group:, serviceAccount:) allowed to run jobs as this account
     users: dict[str, pulumi.Input[str]] = field(default_factory=dict)
     project_roles: Sequence[str] = PROJECT_ROLES
@@ -46,7 +46,7 @@ class TrainingServiceAccount(pulumi.ComponentResource):
     member: pulumi.Output[str]
 
     def __init__(
-        self, name: str, args: TrainingServiceAccountArgs, opts: Optional[pulumi.ResourceOptions] = None
+        self, name: str, args: TrainingServiceAccountArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
         account_id = args.account_id or f"{args.team}-train-{args.environment}"
         if not _ACCOUNT_ID.match(account_id):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
 
 import pulumi
 import pulumi_gcp as gcp
@@ -22,15 +21,15 @@ class StagingBucketArgs:
     location: str  # the jobs' region: a bucket far from the job costs egress and time
     team: str
     environment: str
-    name: Optional[str] = None  # default: {project}-{team}-staging
+    name: str | None = None  # default: {project}-{team}-staging
     package_retention_days: int = 30
     output_retention_days: int = 90
     abort_incomplete_upload_days: int = 1
     versioning: bool = False
-    kms_key_name: Optional[pulumi.Input[str]] = None
+    kms_key_name: pulumi.Input[str] | None = None
     # None: decided by environment. Never destroyable with data in prod by default.
-    force_destroy: Optional[bool] = None
-    protect: Optional[bool] = None
+    force_destroy: bool | None = None
+    protect: bool | None = None
     iam: iam_.Iam = field(default_factory=dict)
 
 
@@ -47,7 +46,7 @@ class StagingBucket(pulumi.ComponentResource):
     name: pulumi.Output[str]
     url: pulumi.Output[str]
 
-    def __init__(self, name: str, args: StagingBucketArgs, opts: Optional[pulumi.ResourceOptions] = None) -> None:
+    def __init__(self, name: str, args: StagingBucketArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__(self.TYPE, name, None, with_former_types(opts, self.FORMER_TYPES))
         prod = is_production(args.environment)
         force_destroy = (not prod) if args.force_destroy is None else args.force_destroy

@@ -3,21 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any
 
 import pulumi
 import pulumi_gcp as gcp
 
 from .artifact_registry import ContainerRepository, ContainerRepositoryArgs
+from .job_body import job_body
+from .renames import with_former_types
 from .secret_access import SecretAccess, SecretAccessArgs
 from .service_account import TrainingServiceAccount, TrainingServiceAccountArgs
 from .spot_job import property_paths
 from .spot_job.resource import SpotTrainingJob, SpotTrainingJobArgs
 from .staging_bucket import OUTPUTS_PREFIX, StagingBucket, StagingBucketArgs
-from .job_body import job_body
 from .team_definition import JobConfig, TeamConfig, member_key
 from .training_package import TrainingPackage, TrainingPackageArgs
-from .renames import with_former_types
 
 # Vertex AI pulls custom training images as its service agents.
 _SERVICE_AGENTS = {
@@ -43,7 +43,7 @@ class TeamTrainingEnvironment(pulumi.ComponentResource):
     # The types it was registered as before a rename: aliases, so nothing under it is replaced (renames.py).
     FORMER_TYPES: tuple[str, ...] = ()
 
-    def __init__(self, name: str, args: TeamTrainingEnvironmentArgs, opts: Optional[pulumi.ResourceOptions] = None) -> None:
+    def __init__(self, name: str, args: TeamTrainingEnvironmentArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__(self.TYPE, name, None, with_former_types(opts, self.FORMER_TYPES))
         team, child = args.team, pulumi.ResourceOptions(parent=self)
         place = {"project": args.project, "team": team.name, "environment": args.environment}

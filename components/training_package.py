@@ -18,13 +18,12 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
 
 import pulumi
 import pulumi_gcp as gcp
 
-from .staging_bucket import PACKAGES_PREFIX
 from .renames import with_former_types
+from .staging_bucket import PACKAGES_PREFIX
 
 # What Vertex AI's prebuilt training images pip-install.
 PACKAGE_SUFFIXES = (".tar.gz", ".whl")
@@ -84,7 +83,7 @@ class TrainingPackage(pulumi.ComponentResource):
 
     uri: pulumi.Output[str]
 
-    def __init__(self, name: str, args: TrainingPackageArgs, opts: Optional[pulumi.ResourceOptions] = None) -> None:
+    def __init__(self, name: str, args: TrainingPackageArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         path = Path(args.source)
         if path.is_dir():
             if not (path / "pyproject.toml").is_file():

@@ -6,8 +6,9 @@ import asyncio
 import json
 import runpy
 import warnings
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable, Optional
+from typing import Any
 
 import pulumi
 from pulumi.runtime import rpc
@@ -55,7 +56,7 @@ def engine_view(inputs: Any) -> Any:
     return inputs
 
 
-def set_mocks(mocks: pulumi.runtime.Mocks, stack: str, monitor: Optional[MockMonitor] = None, preview: bool = False) -> None:
+def set_mocks(mocks: pulumi.runtime.Mocks, stack: str, monitor: MockMonitor | None = None, preview: bool = False) -> None:
     """pulumi.runtime.set_mocks, with the event loop it needs on every supported Python.
 
     It registers the root Stack at once, whose outputs are asyncio Futures made
@@ -75,7 +76,7 @@ def run(
     config: dict,
     stack: str,
     mocks: OfflineMocks,
-    monitor: Optional[MockMonitor] = None,
+    monitor: MockMonitor | None = None,
     secret_keys: Iterable[str] = (),
     preview: bool = False,
 ) -> OfflineMocks:

@@ -104,7 +104,6 @@ ON_DEMAND = "on-demand price"
 
 def settings(jobs: list[RenderedJob]) -> str:
     """The provider's knobs that change what runs or what it costs, one row per job."""
-    from components.spot_job import spec
 
     header = ("TEAM", "JOB", "WAIT_FOR", "RERUN", "ON_DELETE", "REPLACE_ORDER", "RESUBMISSIONS", "STRATEGY_LADDER")
     rows = []
@@ -133,7 +132,7 @@ def ladder(job: RenderedJob) -> str:
     """The strategy of each submission: the job's own, then each fallback rung
     as components/spot_job/resubmission.py resolves it for this job (auto
     included), and which of them is billed at the on-demand price."""
-    from components.spot_job import resubmission, spec
+    from components.spot_job import resubmission
 
     location = split_parent(job.parent)[1]
     inputs = {"jobSpec": job.body["jobSpec"], "location": location, **job.knobs}
@@ -173,7 +172,6 @@ def _or_default(value: Any, default: Any) -> str:
 
 
 def _resubmissions(policy: dict[str, Any]) -> str:
-    from components.spot_job import spec
 
     limit = policy.get("maxResubmissions")
     count = str(defaults.DEFAULT_MAX_RESUBMISSIONS) if limit is None else str(values.as_int(limit))

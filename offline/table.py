@@ -9,7 +9,7 @@ that prints a table (the render), so that operations/ and cli/ use it too.
 from __future__ import annotations
 
 import io
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from rich.console import Console
 from rich.table import Table

@@ -32,7 +32,7 @@ class Stack:
         return f"{self.project}/{self.name}"
 
     @classmethod
-    def load(cls, name: str, root: Path = ROOT) -> "Stack":
+    def load(cls, name: str, root: Path = ROOT) -> Stack:
         project = (_yaml(root / "Pulumi.yaml") or {}).get("name")
         if not isinstance(project, str) or not project:
             raise StackError(f"{root / 'Pulumi.yaml'} has no project `name`")

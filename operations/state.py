@@ -33,7 +33,7 @@ class StackState:
     pending: tuple[tuple[str, str], ...]  # (urn, operation) of operations an update has not finished
 
     @classmethod
-    def from_file(cls, path: Path, stack: Stack) -> "StackState":
+    def from_file(cls, path: Path, stack: Stack) -> StackState:
         try:
             text = path.read_text()
         except OSError as error:
@@ -41,7 +41,7 @@ class StackState:
         return cls.parse(text, str(path), stack)
 
     @classmethod
-    def export(cls, stack: Stack, root: Path = ROOT) -> "StackState":
+    def export(cls, stack: Stack, root: Path = ROOT) -> StackState:
         command = ["pulumi", "stack", "export", "--stack", stack.name]
         try:
             done = subprocess.run(command, cwd=root, capture_output=True, text=True)
@@ -57,7 +57,7 @@ class StackState:
         return cls.parse(done.stdout, f"the output of `{' '.join(command)}`", stack)
 
     @classmethod
-    def parse(cls, text: str, source: str, stack: Stack) -> "StackState":
+    def parse(cls, text: str, source: str, stack: Stack) -> StackState:
         try:
             exported = json.loads(text)
         except json.JSONDecodeError as error:

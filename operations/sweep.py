@@ -95,7 +95,6 @@ def parents_crossed(stack: Stack, state: StackState, extra_locations: list[str])
 
 
 def table(findings: list[Finding]) -> str:
-    from components.spot_job import vertex
 
     header = ("STATUS", "JOB", "DISPLAY NAME", "STATE", "CREATED", "CONSOLE")
     return tables.plain(header, [

@@ -5,13 +5,12 @@ policy/.venv), so the policies are plain sibling modules, one per entity.
 PolicyPack serves the Analyzer gRPC interface and prints its port.
 """
 
-from pulumi_policy import EnforcementLevel, PolicyPack
-
 import artifact_registry
 import buckets
 import iam
 import jobs
 import residency
+from pulumi_policy import EnforcementLevel, PolicyPack
 
 PolicyPack(
     name="spot-training",

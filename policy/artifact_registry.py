@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from pulumi_policy import EnforcementLevel, ResourceValidationPolicy, Severity
-
 import members
+from pulumi_policy import EnforcementLevel, ResourceValidationPolicy, Severity
 from support import of_types
 
 REPOSITORY_IAM = (

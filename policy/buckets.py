@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import json
 
-from pulumi_policy import EnforcementLevel, ResourceValidationPolicy, Severity
-
 import members
+from pulumi_policy import EnforcementLevel, ResourceValidationPolicy, Severity
 from support import cis, of_types
 
 BUCKET = "gcp:storage/bucket:Bucket"

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from pulumi_policy import EnforcementLevel, ResourceValidationPolicy, Severity
-from pulumi_policy.proxy import UnknownValueError
-
 import members
 from artifact_registry import REPOSITORY_IAM
 from buckets import BUCKET_IAM
+from pulumi_policy import EnforcementLevel, ResourceValidationPolicy, Severity
+from pulumi_policy.proxy import UnknownValueError
 from support import cis, of_types
 
 PROJECT_IAM = (

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import re
 
+import stack_settings
 from pulumi_policy import EnforcementLevel, ResourceValidationPolicy, Severity
 from pulumi_policy.proxy import UnknownValueError
-
-import stack_settings
 from support import items, mapping, of_types
 
 JOB = "pulumi-python:dynamic/spot-training:SpotTrainingJob"

@@ -11,11 +11,10 @@ the jobs read: their `location` is checked too. Case does not matter.
 
 from __future__ import annotations
 
-from pulumi_policy import EnforcementLevel, ResourceValidationPolicy, Severity
-
 import stack_settings
 from buckets import BUCKET
 from jobs import JOB
+from pulumi_policy import EnforcementLevel, ResourceValidationPolicy, Severity
 from support import items, mapping, of_types
 
 REPOSITORY = "gcp:artifactregistry/repository:Repository"

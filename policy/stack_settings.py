@@ -74,7 +74,7 @@ def for_urn(urn: str) -> StackSettings:
     return load(stack_of(urn) or os.environ.get("PULUMI_STACK", ""), str(stacks_dir()))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def load(stack: str, directory: str) -> StackSettings:
     path = Path(directory) / f"Pulumi.{stack}.yaml"
     source = _shown(path)

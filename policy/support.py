@@ -9,8 +9,8 @@ rather than a violation the value may not have.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any, Callable
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from pulumi_policy import PolicyComplianceFramework, ReportViolation, ResourceValidationArgs
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import difflib
-from typing import Collection
+from collections.abc import Collection
 
 NS = "spot-training"
 # The keys of this namespace: the program's, and the policy pack's `policy`.

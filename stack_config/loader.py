@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import copy
 import re
-from pathlib import Path
+from collections.abc import Collection
 from dataclasses import dataclass
-from typing import Any, Collection
+from pathlib import Path
+from typing import Any
 
 import pulumi
 
@@ -19,11 +20,19 @@ from components.spot_job import redaction, spec
 from components.spot_job.typed_spec import UNKNOWN
 from components.team_definition import IMAGE_REF, PACKAGE_REF, ImageConfig, JobConfig, SecretConfig, TeamConfig
 
-from . import place
-from . import names
-from .quotas import quotas as _quotas
-from .keys import BODY_KEYS, BUCKET_KEYS, KNOB_KEYS, NS, REPOSITORY_KEYS, SERVICE_ACCOUNT_KEYS, STACK_LABELS, unknown_keys
+from . import names, place
+from .keys import (
+    BODY_KEYS,
+    BUCKET_KEYS,
+    KNOB_KEYS,
+    NS,
+    REPOSITORY_KEYS,
+    SERVICE_ACCOUNT_KEYS,
+    STACK_LABELS,
+    unknown_keys,
+)
 from .names import bucket_name_ok
+from .quotas import quotas as _quotas
 from .secrets import Secrets, resolve_secret_refs
 
 _SECRET_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
@@ -103,7 +112,7 @@ def load(
 
 
 def _team(
-    name: str, raw: Any, path: str, project: Any, region: Any, environment: Any, secrets: "Secrets", failures: list[str]
+    name: str, raw: Any, path: str, project: Any, region: Any, environment: Any, secrets: Secrets, failures: list[str]
 ) -> TeamConfig:
     team = TeamConfig(name)
     named = bool(_TEAM_NAME.match(name))  # the defaults derived from a bad name are not reported as well
@@ -230,7 +239,7 @@ def _replica_regions(value: Any, path: str, home: Any, extra_regions: list[str])
 
 
 def _job(
-    name: Any, raw: Any, path: str, team: TeamConfig, project: Any, region: Any, environment: Any, secrets: "Secrets", failures: list[str]
+    name: Any, raw: Any, path: str, team: TeamConfig, project: Any, region: Any, environment: Any, secrets: Secrets, failures: list[str]
 ) -> JobConfig | None:
     if not isinstance(raw, dict):
         failures.append(f"{path}: must be a job: the Vertex REST jobSpec fields, plus displayName, labels, ...")

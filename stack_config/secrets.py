@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import re
-from typing import Any, Collection
+from collections.abc import Collection
+from typing import Any
 
 from components.spot_job import property_paths
 from components.team_definition import SECRET_REF, TeamConfig
@@ -30,7 +32,7 @@ def resolve_secret_refs(job_spec: dict, path: str, team: TeamConfig, failures: l
         for j, var in enumerate(env):
             if isinstance(var, dict) and isinstance(var.get("value"), str):
                 where = f"{path}.{env_path}[{j}].value"
-                var["value"] = SECRET_REF.sub(lambda m: resolve(m, where), var["value"])
+                var["value"] = SECRET_REF.sub(functools.partial(resolve, where=where), var["value"])
     return sorted(set(used))
 
 

@@ -40,7 +40,7 @@ class ProviderHost:
         # What the host writes to stderr is what `pulumi preview`/`up` shows.
         self._stderr = tempfile.TemporaryFile(mode="w+")
 
-    def __enter__(self) -> "ProviderHost":
+    def __enter__(self) -> ProviderHost:
         # From the project root, as the engine starts it: the pickled provider
         # is a reference to components.spot_job.provider, imported from there.
         self.process = subprocess.Popen(

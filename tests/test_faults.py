@@ -7,7 +7,6 @@ permanent errors fail at once and say what to do.
 
 import grpc
 import pytest
-from google.api_core import exceptions
 
 from components.spot_job import spec, submission, vertex
 from components.spot_job.provider import SpotTrainingJobProvider

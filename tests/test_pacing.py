@@ -16,9 +16,9 @@ import pytest
 
 from components.spot_job import pacing, spec
 from tests.emulator import JobServiceEmulator
+from tests.program import render
 from tests.provider_host import JOB_TYPE, ProviderHost, deserialize
 from tests.test_stack_config import config, failures_of
-from tests.program import render
 
 HOST_THREADS = 4  # the SDK's dynamic provider host serves this many calls at once
 

@@ -1,6 +1,5 @@
 """The provider against the JobService emulator, through the real aiplatform_v1 client."""
 
-import copy
 
 import pytest
 

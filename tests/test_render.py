@@ -118,7 +118,7 @@ def test_a_duplicate_key_in_the_stack_file_is_an_error_naming_its_line(tmp_path)
     done = render_in_subprocess(tmp_path)
     assert done.returncode == 1
     assert "Traceback" not in done.stderr
-    assert f"Pulumi.dev.yaml:10: duplicate key 'smoke', first set on line 9" in done.stderr, done.stderr
+    assert "Pulumi.dev.yaml:10: duplicate key 'smoke', first set on line 9" in done.stderr, done.stderr
 
 
 def test_merge_keys_are_not_duplicates():

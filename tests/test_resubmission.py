@@ -6,7 +6,6 @@ is that sequence, against the emulator through the real client.
 """
 
 import pytest
-from google.api_core import exceptions
 
 from components.spot_job import resubmission, spec
 from components.spot_job.provider import SpotTrainingJobProvider

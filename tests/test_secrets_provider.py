@@ -15,10 +15,10 @@ import pytest
 from pulumi.runtime.proto import provider_pb2
 
 from offline.program import engine_view
-from tests.provider_host import JOB_TYPE, deserialize
-from tests.test_secrets import CIPHERTEXT, TOKEN, with_env, write_stack_file
 from tests.program import render
+from tests.provider_host import JOB_TYPE, deserialize
 from tests.shared_host import emulator, host  # noqa: F401 (fixtures: one host per module)
+from tests.test_secrets import CIPHERTEXT, TOKEN, with_env, write_stack_file
 
 URN = f"urn:pulumi:dev::spot-training::{JOB_TYPE}::vision-resnet"
 NEW_TOKEN = "hf_" + "Zk9" * 12

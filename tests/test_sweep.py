@@ -19,7 +19,6 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import grpc
 import pytest

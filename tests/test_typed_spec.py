@@ -63,7 +63,12 @@ def test_every_typed_field_is_a_rest_field():
 def test_the_readme_typed_job_carries_its_lifecycle_knobs_to_the_resource():
     from components.spot_job.resource import SpotTrainingJob, SpotTrainingJobArgs
     from components.spot_job.typed_spec import (
-        ContainerSpec, FallbackRung, JobSpec, MachineSpec, ResubmissionPolicy, WorkerPoolSpec,
+        ContainerSpec,
+        FallbackRung,
+        JobSpec,
+        MachineSpec,
+        ResubmissionPolicy,
+        WorkerPoolSpec,
     )
     from tests.program import render_components
 

@@ -31,7 +31,8 @@ import functools
 import sys
 import threading
 import traceback
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from . import host
 

@@ -75,4 +75,4 @@ def _register_uninitialised() -> None:
 
     package.__dict__["__getattr__"] = __getattr__  # PEP 562: the module's __getattr__ lives in its namespace
     sys.modules[PACKAGE] = package
-    setattr(google.cloud, "aiplatform_v1", package)
+    google.cloud.aiplatform_v1 = package

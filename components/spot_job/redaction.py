@@ -14,7 +14,8 @@ from __future__ import annotations
 import functools
 import logging
 import threading
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from . import errors, property_paths
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping, Optional, Union
+from typing import Any
 
 import pulumi
 import pulumi.dynamic
@@ -21,27 +22,27 @@ Path = tuple[property_paths.Part, ...]
 class SpotTrainingJobArgs:
     """The job: its spec, typed (JobSpec) or REST-shaped (the `jobSpec` of Google's docs)."""
 
-    job_spec: pulumi.Input[Union[JobSpec, Mapping[str, Any]]]
-    project: Optional[pulumi.Input[str]] = None  # default: gcp:project
-    location: Optional[pulumi.Input[str]] = None  # default: gcp:region
-    display_name: Optional[pulumi.Input[str]] = None  # default: the resource's name
-    labels: Optional[pulumi.Input[Mapping[str, pulumi.Input[str]]]] = None
-    kms_key_name: Optional[pulumi.Input[str]] = None  # CMEK: the job's encryptionSpec
+    job_spec: pulumi.Input[JobSpec | Mapping[str, Any]]
+    project: pulumi.Input[str] | None = None  # default: gcp:project
+    location: pulumi.Input[str] | None = None  # default: gcp:region
+    display_name: pulumi.Input[str] | None = None  # default: the resource's name
+    labels: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None
+    kms_key_name: pulumi.Input[str] | None = None  # CMEK: the job's encryptionSpec
     # What the provider does around the job (README: "When a Spot job is preempted").
-    rerun: Optional[pulumi.Input[str]] = None  # change it to submit an unchanged spec again
-    resubmission: Optional[pulumi.Input[Union[ResubmissionPolicy, Mapping[str, Any]]]] = None
-    wait_for: Optional[str] = None  # none (default), running or succeeded
-    wait_timeout: Optional[str] = None  # e.g. "600s"; at most "1800s"
-    on_delete: Optional[str] = None  # delete (default), cancel or keep
-    delete_timeout: Optional[str] = None  # how long delete waits for a cancelled job, e.g. "900s"
-    replace_order: Optional[str] = None  # cancelFirst (default) or submitFirst
+    rerun: pulumi.Input[str] | None = None  # change it to submit an unchanged spec again
+    resubmission: pulumi.Input[ResubmissionPolicy | Mapping[str, Any]] | None = None
+    wait_for: str | None = None  # none (default), running or succeeded
+    wait_timeout: str | None = None  # e.g. "600s"; at most "1800s"
+    on_delete: str | None = None  # delete (default), cancel or keep
+    delete_timeout: str | None = None  # how long delete waits for a cancelled job, e.g. "900s"
+    replace_order: str | None = None  # cancelFirst (default) or submitFirst
     # Vertex AI's per-region request quotas the provider paces to, for a project whose quotas
     # were raised: {"submissionsPerMinute": 60, "callsPerMinute": 600} (the defaults).
-    quotas: Optional[Mapping[str, int]] = None
+    quotas: Mapping[str, int] | None = None
     # Where an attempt in another region pulls its images from: [{location, from, to}], URL
     # prefixes; an image URI starting with `from` is submitted starting with `to` in `location`
     # (the team's replica repositories, ContainerRepository.mirrors).
-    image_mirrors: Optional[pulumi.Input[list[Mapping[str, pulumi.Input[str]]]]] = None
+    image_mirrors: pulumi.Input[list[Mapping[str, pulumi.Input[str]]]] | None = None
 
     def inputs(self, project: Any, location: Any, display_name: Any) -> dict[str, Any]:
         """The resource's inputs, with these defaults for the unset ones."""
@@ -66,7 +67,7 @@ class SpotTrainingJobArgs:
         }
 
     @staticmethod
-    def from_custom_job(body: Mapping[str, Any], **overrides: Any) -> "SpotTrainingJobArgs":
+    def from_custom_job(body: Mapping[str, Any], **overrides: Any) -> SpotTrainingJobArgs:
         """From a CustomJob REST body: displayName, labels, encryptionSpec, jobSpec."""
         # A body without a jobSpec passes None on: the provider's check names the missing field.
         job_spec: Any = body.get("jobSpec")
@@ -120,13 +121,13 @@ class SpotTrainingJob(pulumi.dynamic.Resource, module="spot-training", name="Spo
 
     @property
     @pulumi.getter(name="startTime")
-    def startTime(self) -> pulumi.Output[Optional[str]]:
+    def startTime(self) -> pulumi.Output[str | None]:
         """When it started running; unset while it is queued."""
         return _output(self, "startTime")
 
     @property
     @pulumi.getter(name="endTime")
-    def endTime(self) -> pulumi.Output[Optional[str]]:
+    def endTime(self) -> pulumi.Output[str | None]:
         """When it ended; unset while it is active."""
         return _output(self, "endTime")
 
@@ -138,7 +139,7 @@ class SpotTrainingJob(pulumi.dynamic.Resource, module="spot-training", name="Spo
 
     @property
     @pulumi.getter(name="error")
-    def error(self) -> pulumi.Output[Optional[dict[str, Any]]]:
+    def error(self) -> pulumi.Output[dict[str, Any] | None]:
         """The job's error (code, message) if it failed, else unset."""
         return _output(self, "error")
 
@@ -172,7 +173,7 @@ class SpotTrainingJob(pulumi.dynamic.Resource, module="spot-training", name="Spo
         """The attempts before this one: jobId, state, strategy, error."""
         return _output(self, "history")
 
-    def __init__(self, name: str, args: SpotTrainingJobArgs, opts: Optional[pulumi.ResourceOptions] = None) -> None:
+    def __init__(self, name: str, args: SpotTrainingJobArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         gcp = pulumi.Config("gcp")
         props: dict[str, Any] = {
             **args.inputs(project=gcp.get("project"), location=gcp.get("region"), display_name=name),
@@ -199,7 +200,7 @@ def _output(resource: pulumi.Resource, name: str) -> pulumi.Output[Any]:
     return output
 
 
-async def _secret_paths(outputs: list[tuple[Path, pulumi.Output[Any]]]) -> Optional[list[str]]:
+async def _secret_paths(outputs: list[tuple[Path, pulumi.Output[Any]]]) -> list[str] | None:
     """The paths of those `outputs` (path in the inputs, Output) that are `pulumi.Output.secret(...)`; None if there is none.
 
     None, not [], so a job without secrets registers no `secretPaths` at all.

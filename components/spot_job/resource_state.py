@@ -11,7 +11,7 @@ provider's own record (submission key, strategy, attempt, history, gone).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from .job_name import JobName

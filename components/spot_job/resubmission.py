@@ -22,9 +22,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from . import defaults, spec, states, values
-from .rules import flex_start
+from . import defaults, states, values
 from .job_name import JobName
+from .rules import flex_start
 
 STOCKOUT = "STOCKOUT"
 

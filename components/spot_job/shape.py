@@ -5,7 +5,8 @@ about what the values mean are in rules/."""
 from __future__ import annotations
 
 import difflib
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from . import schema
 from .rules.scheduling import DEPRECATED_STRATEGIES

@@ -58,8 +58,9 @@ from __future__ import annotations
 import logging
 import os
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 from google.api_core import exceptions
 from google.api_core import retry as retries

@@ -14,8 +14,9 @@ provider checks it once Pulumi knows it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import Field, dataclass, field, fields
-from typing import Any, ClassVar, Mapping, Optional, Sequence
+from typing import Any, ClassVar
 
 import pulumi
 
@@ -83,23 +84,23 @@ def _field(shape: _RestShape, name: str) -> Any:
 @dataclass
 class MachineSpec(_RestShape):
     machine_type: Any
-    accelerator_type: Optional[str] = None
-    accelerator_count: Optional[int] = None
-    tpu_topology: Optional[str] = None
+    accelerator_type: str | None = None
+    accelerator_count: int | None = None
+    tpu_topology: str | None = None
 
 
 @dataclass
 class DiskSpec(_RestShape):
-    boot_disk_type: Optional[str] = None
-    boot_disk_size_gb: Optional[int] = None
+    boot_disk_type: str | None = None
+    boot_disk_size_gb: int | None = None
 
 
 @dataclass
 class ContainerSpec(_RestShape):
     image_uri: Any
-    command: Optional[Sequence[Any]] = None
-    args: Optional[Sequence[Any]] = None
-    env: Optional[dict[str, Any]] = None  # name -> value, in order
+    command: Sequence[Any] | None = None
+    args: Sequence[Any] | None = None
+    env: dict[str, Any] | None = None  # name -> value, in order
 
 
 @dataclass
@@ -107,38 +108,38 @@ class PythonPackageSpec(_RestShape):
     executor_image_uri: Any
     package_uris: Sequence[Any]
     python_module: Any
-    args: Optional[Sequence[Any]] = None
-    env: Optional[dict[str, Any]] = None
+    args: Sequence[Any] | None = None
+    env: dict[str, Any] | None = None
 
 
 @dataclass
 class WorkerPoolSpec(_RestShape):
     machine_spec: MachineSpec
-    container_spec: Optional[ContainerSpec] = None
-    python_package_spec: Optional[PythonPackageSpec] = None
-    replica_count: Optional[int] = None
-    disk_spec: Optional[DiskSpec] = None
+    container_spec: ContainerSpec | None = None
+    python_package_spec: PythonPackageSpec | None = None
+    replica_count: int | None = None
+    disk_spec: DiskSpec | None = None
 
 
 @dataclass
 class Scheduling(_RestShape):
-    strategy: Optional[str] = None  # SPOT when omitted
-    timeout: Optional[str] = None
-    restart_job_on_worker_restart: Optional[bool] = None
-    disable_retries: Optional[bool] = None
-    max_wait_duration: Optional[str] = None
+    strategy: str | None = None  # SPOT when omitted
+    timeout: str | None = None
+    restart_job_on_worker_restart: bool | None = None
+    disable_retries: bool | None = None
+    max_wait_duration: str | None = None
 
 
 @dataclass
 class JobSpec(_RestShape):
-    worker_pool_specs: Sequence[Optional[WorkerPoolSpec]]  # None holds an empty pool's position
-    scheduling: Optional[Scheduling] = None
+    worker_pool_specs: Sequence[WorkerPoolSpec | None]  # None holds an empty pool's position
+    scheduling: Scheduling | None = None
     service_account: Any = None
     network: Any = None
     base_output_directory: Any = None  # a gs:// prefix
     tensorboard: Any = None
-    enable_web_access: Optional[bool] = None
-    reserved_ip_ranges: Optional[Sequence[str]] = None
+    enable_web_access: bool | None = None
+    reserved_ip_ranges: Sequence[str] | None = None
     experiment: Any = None
     experiment_run: Any = None
     extra: dict[str, Any] = field(default_factory=dict)  # any other CustomJobSpec field, REST-shaped
@@ -165,9 +166,9 @@ class FallbackRung(_RestShape):
     after_stockouts: int  # after this many STOCKOUT failures on SPOT ...
     # ... submit with FLEX_START, STANDARD, or auto (FLEX_START where it applies); auto when
     # the rung names no location, else the strategy the rungs before it reached
-    strategy: Optional[str] = None
-    location: Optional[str] = None  # ... in this region instead of the job's own
-    kms_key_name: Optional[str] = None  # the CMEK key in `location`, for a job with encryptionSpec
+    strategy: str | None = None
+    location: str | None = None  # ... in this region instead of the job's own
+    kms_key_name: str | None = None  # the CMEK key in `location`, for a job with encryptionSpec
 
     def __post_init__(self) -> None:
         if self.strategy is None and self.location is None:
@@ -178,6 +179,6 @@ class FallbackRung(_RestShape):
 class ResubmissionPolicy(_RestShape):
     """What `pulumi up` does with a job that ended FAILED (resubmission.py)."""
 
-    max_resubmissions: Optional[int] = None  # default 3
-    on_other_failures: Optional[bool] = None  # also resubmit failures other than STOCKOUT
-    fallback: Optional[Sequence[FallbackRung]] = None  # off unless set: cost safety
+    max_resubmissions: int | None = None  # default 3
+    on_other_failures: bool | None = None  # also resubmit failures other than STOCKOUT
+    fallback: Sequence[FallbackRung] | None = None  # off unless set: cost safety

@@ -12,8 +12,9 @@ from __future__ import annotations
 import logging
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, cast
 
 import grpc
 from google.api_core import exceptions
@@ -21,6 +22,13 @@ from google.api_core import retry as retries
 from google.protobuf import json_format
 
 from . import gapic_import, labels, pacing, states
+
+if TYPE_CHECKING:  # the real classes, for the annotations; at run time they come through gapic_import
+    from google.cloud.aiplatform_v1 import CustomJob, JobServiceClient
+    from google.cloud.aiplatform_v1.services.job_service.transports.grpc import (
+        JobServiceGrpcTransport as GrpcTransport,
+    )
+
 from .errors import UserError
 from .job_name import JobName
 
@@ -119,11 +127,14 @@ def _emulator_region_hosts() -> dict[str, str]:
     return hosts
 
 
-def job_service_client(location: str) -> aiplatform_v1.JobServiceClient:
+def job_service_client(location: str) -> JobServiceClient:
+    client: JobServiceClient
     if os.environ.get(EMULATOR_HOST_ENV):
         channel = grpc.insecure_channel(endpoint(location))
-        return aiplatform_v1.JobServiceClient(transport=JobServiceGrpcTransport(channel=channel))
-    return aiplatform_v1.JobServiceClient(client_options={"api_endpoint": endpoint(location)})
+        client = aiplatform_v1.JobServiceClient(transport=JobServiceGrpcTransport(channel=channel))
+    else:
+        client = aiplatform_v1.JobServiceClient(client_options={"api_endpoint": endpoint(location)})
+    return client
 
 
 def connect_timeout() -> float:
@@ -134,13 +145,15 @@ def connect_timeout() -> float:
         raise VertexError(f"{CONNECT_TIMEOUT_ENV}={raw!r} is not a number of seconds") from None
 
 
-def to_proto(body: dict[str, Any]) -> aiplatform_v1.CustomJob:
+def to_proto(body: dict[str, Any]) -> CustomJob:
     message = json_format.ParseDict(body, aiplatform_v1.CustomJob.pb()())
-    return aiplatform_v1.CustomJob.wrap(message)
+    job: CustomJob = aiplatform_v1.CustomJob.wrap(message)
+    return job
 
 
-def to_dict(job: aiplatform_v1.CustomJob) -> dict[str, Any]:
-    return json_format.MessageToDict(aiplatform_v1.CustomJob.pb(job))
+def to_dict(job: CustomJob) -> dict[str, Any]:
+    found: dict[str, Any] = json_format.MessageToDict(aiplatform_v1.CustomJob.pb(job))
+    return found
 
 
 # One connected client per endpoint for the life of the process (the provider
@@ -149,7 +162,7 @@ def to_dict(job: aiplatform_v1.CustomJob) -> dict[str, Any]:
 # connect, and closing it ~200 ms (the channel joins its connectivity poller).
 # Kept here, never on the provider object (a channel cannot be pickled). Keyed by
 # endpoint, so the emulator's address or another region gets its own.
-_CLIENTS: dict[str, aiplatform_v1.JobServiceClient] = {}
+_CLIENTS: dict[str, JobServiceClient] = {}
 # One lock per endpoint, held across its connect: the host's threads that all start
 # at once make one connect per endpoint, and an endpoint that does not answer (up
 # to the connect bound) holds up only the calls to that endpoint. The process-wide
@@ -158,7 +171,7 @@ _CONNECTING: dict[str, threading.Lock] = {}
 _CONNECTING_LOCK = threading.Lock()
 
 
-def shared_client(location: str) -> aiplatform_v1.JobServiceClient:
+def shared_client(location: str) -> JobServiceClient:
     """This process's connected client for `location`'s endpoint, made (and connected,
     within the connect bound) on first use; VertexError if it cannot connect."""
     target = endpoint(location)
@@ -175,14 +188,15 @@ def shared_client(location: str) -> aiplatform_v1.JobServiceClient:
     return client
 
 
-def _connected(target: str, client: aiplatform_v1.JobServiceClient) -> aiplatform_v1.JobServiceClient:
+def _connected(target: str, client: JobServiceClient) -> JobServiceClient:
     # Connect first, within a bound: a wrong or unreachable endpoint is one
     # clear error here, not every call retrying UNAVAILABLE for minutes.
     timeout = connect_timeout()
+    transport = cast("GrpcTransport", client.transport)  # a gRPC client's, made above
     try:
-        grpc.channel_ready_future(client.transport.grpc_channel).result(timeout=timeout)
+        grpc.channel_ready_future(transport.grpc_channel).result(timeout=timeout)
     except grpc.FutureTimeoutError:
-        client.transport.close()
+        transport.close()  # type: ignore[no-untyped-call]  # google's generated transport leaves it unannotated
         raise VertexError(
             f"Vertex AI is unreachable: no connection to {target} within {timeout:.0f}s. Check the "
             f"job's location, the network or proxy between here and Google, or {EMULATOR_HOST_ENV} if it is "
@@ -323,7 +337,7 @@ class JobService:
         """Polls until the job is terminal (or gone); TimeoutError after `timeout` seconds."""
         job, finished = self.watch(name, lambda j: j.get("state") in states.ENDED, timeout)
         if not finished:
-            raise TimeoutError(f"{name} is still {job.get('state')} after {timeout:.0f}s")
+            raise TimeoutError(f"{name} is still {(job or {}).get('state')} after {timeout:.0f}s")
         return job
 
     def stop(self, name: str, timeout: float) -> dict[str, Any] | None:

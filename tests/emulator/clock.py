@@ -1,7 +1,7 @@
 """Emulated time: a monotonic clock that can run faster than real time, so minute-long windows pass quickly."""
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 Clock = Callable[[], float]
 

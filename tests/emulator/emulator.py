@@ -2,8 +2,8 @@
 
 import threading
 from collections import Counter
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Iterable, Optional
 
 import grpc
 from google.cloud import aiplatform_v1
@@ -21,10 +21,10 @@ class JobServiceEmulator:
 
     def __init__(self):
         self._store = JobStore()
-        self._server: Optional[grpc.Server] = None
-        self._executor: Optional[ThreadPoolExecutor] = None
-        self._stopped: Optional[threading.Event] = None
-        self.address: Optional[str] = None
+        self._server: grpc.Server | None = None
+        self._executor: ThreadPoolExecutor | None = None
+        self._stopped: threading.Event | None = None
+        self.address: str | None = None
 
     def start(self) -> str:
         if self._server is not None:
@@ -77,9 +77,9 @@ class JobServiceEmulator:
         rpc: str,
         code: grpc.StatusCode,
         *,
-        calls: Optional[Iterable[int]] = None,
-        times: Optional[int] = None,
-        message: Optional[str] = None,
+        calls: Iterable[int] | None = None,
+        times: int | None = None,
+        message: str | None = None,
         after_apply: bool = False,
     ) -> None:
         """Fail calls of `rpc` with `code`: the 1-based call numbers in `calls` (as counted by `calls[rpc]`),
@@ -95,8 +95,8 @@ class JobServiceEmulator:
         rpc: str,
         seconds: float,
         *,
-        calls: Optional[Iterable[int]] = None,
-        times: Optional[int] = None,
+        calls: Iterable[int] | None = None,
+        times: int | None = None,
         after_apply: bool = True,
     ) -> None:
         """Answer calls of `rpc` `seconds` late: those in `calls`, the next `times`, or with neither every call.
@@ -111,8 +111,8 @@ class JobServiceEmulator:
         seconds: float,
         *,
         code: grpc.StatusCode = grpc.StatusCode.DEADLINE_EXCEEDED,
-        calls: Optional[Iterable[int]] = None,
-        times: Optional[int] = None,
+        calls: Iterable[int] | None = None,
+        times: int | None = None,
     ) -> None:
         """Answer CreateCustomJob calls with `code` at once, with nothing to see yet, and land each job
         `seconds` later: Google's front end timing out while the backend goes on. Applies to the 1-based
@@ -144,7 +144,7 @@ class JobServiceEmulator:
         with self._store.lock:
             self._store.faults.clear()
 
-    def submission_quota(self, per_minute: Optional[int] = 60, *, time_scale: float = 1.0) -> None:
+    def submission_quota(self, per_minute: int | None = 60, *, time_scale: float = 1.0) -> None:
         """Cap job submissions, CreateCustomJob and DeleteCustomJob (Google's page counts deleting a custom
         job as one), at `per_minute` per region in any sliding 60 s, as Vertex does; None lifts it.
         The window runs on an emulated clock `time_scale` times faster than real time. Calls the quota
@@ -154,7 +154,7 @@ class JobServiceEmulator:
         with self._store.lock:
             self._store.quota = quota
 
-    def crud_quota(self, per_minute: Optional[int] = 600, *, time_scale: float = 1.0) -> None:
+    def crud_quota(self, per_minute: int | None = 600, *, time_scale: float = 1.0) -> None:
         """Cap every other call (GetCustomJob, ListCustomJobs, CancelCustomJob, GetOperation), Vertex's
         resource management (CRUD) requests, at `per_minute` per region in any sliding 60 s; None lifts it.
         Metered as submission_quota is, on its own emulated clock."""
@@ -206,7 +206,7 @@ class JobServiceEmulator:
         message = json_format.ParseDict(job, aiplatform_v1.CustomJob.pb()())
         self._store.restore(aiplatform_v1.CustomJob.wrap(message))
 
-    def set_state(self, name: str, state: str, error: Optional[tuple[int, str]] = None) -> None:
+    def set_state(self, name: str, state: str, error: tuple[int, str] | None = None) -> None:
         """Force a state; `error` is (code, message) and is cleared when omitted."""
         self._store.set_state(name, state, error)
 

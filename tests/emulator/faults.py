@@ -1,7 +1,7 @@
 """The fault plan: which calls of which RPC fail or answer late, by call number or for the next N calls."""
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable, Optional, Union
 
 import grpc
 
@@ -34,7 +34,7 @@ class Fault:
     code: grpc.StatusCode
     message: str
     after_apply: bool
-    lands_after: Optional[float] = None
+    lands_after: float | None = None
 
     def error(self) -> ApiError:
         return ApiError(self.code, self.message)  # fresh each time: concurrent calls raise it at once
@@ -48,11 +48,11 @@ class Delay:
     after_apply: bool
 
 
-Effect = Union[Fault, Delay]
+Effect = Fault | Delay
 
 
 class _Rule:
-    def __init__(self, effect: Effect, calls: Optional[Iterable[int]], times: Optional[int]):
+    def __init__(self, effect: Effect, calls: Iterable[int] | None, times: int | None):
         self.effect = effect
         self.calls = None if calls is None else frozenset(calls)
         self.remaining = times  # None with calls None: every call
@@ -102,7 +102,7 @@ class FaultPlan:
     def clear(self) -> None:
         self._rules.clear()
 
-    def take(self, rpc: str, call: int) -> tuple[Optional[Fault], Optional[Delay]]:
+    def take(self, rpc: str, call: int) -> tuple[Fault | None, Delay | None]:
         """The fault and the delay for this call: the earliest added matching rule of each kind."""
         found: dict[type, Effect] = {}
         rules = self._rules.get(rpc, [])

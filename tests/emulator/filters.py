@@ -7,7 +7,7 @@ so a display name containing " AND " or a quote does not split the filter.
 """
 
 import re
-from typing import Callable
+from collections.abc import Callable
 
 from google.cloud import aiplatform_v1
 

@@ -1,13 +1,13 @@
 """Scripted job lifecycles, and the error Vertex ends a job with when its Spot VMs are taken back."""
 
-from typing import Iterable, Optional, Union
+from collections.abc import Iterable
 
 from google.cloud import aiplatform_v1
 
 S = aiplatform_v1.JobState
 JobError = tuple[int, str]  # google.rpc.Status (code, message)
-Step = tuple[S, Optional[JobError]]
-StepSpec = Union[str, tuple[str, JobError]]
+Step = tuple[S, JobError | None]
+StepSpec = str | tuple[str, JobError]
 
 # Code 8 is RESOURCE_EXHAUSTED. Compute Engine restarts a preempted Spot VM itself; Vertex fails the
 # job only once it has given up, so the message carries the restart count and the STOCKOUT reason.

@@ -1,7 +1,7 @@
 """gRPC handlers for google.cloud.aiplatform.v1.JobService and google.longrunning.Operations."""
 
 import threading
-from typing import Callable, Optional
+from collections.abc import Callable
 
 import grpc
 from google.cloud import aiplatform_v1
@@ -85,7 +85,7 @@ class JobServiceServicer:
 
         return call
 
-    def _apply(self, rpc: str, handler: Callable, request, fault: Optional[Fault], generation: int):
+    def _apply(self, rpc: str, handler: Callable, request, fault: Fault | None, generation: int):
         if fault and not fault.after_apply and fault.lands_after is None:
             raise fault.error()
         resource = getattr(request, "name", "") or getattr(request, "parent", "")

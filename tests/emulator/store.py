@@ -6,10 +6,10 @@ import random
 import threading
 import time
 from collections import Counter, deque
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
-from typing import Iterator, Optional
 
 import grpc
 from google.cloud import aiplatform_v1
@@ -64,8 +64,8 @@ class JobStore:
         self.calls: Counter = Counter()
         self.failures: Counter = Counter()  # (rpc, status code name) of every error answered
         self.faults = FaultPlan()
-        self.quota: Optional[SubmissionQuota] = None  # job submissions: CreateCustomJob, DeleteCustomJob
-        self.crud_quota: Optional[SubmissionQuota] = None  # every other call
+        self.quota: SubmissionQuota | None = None  # job submissions: CreateCustomJob, DeleteCustomJob
+        self.crud_quota: SubmissionQuota | None = None  # every other call
         self.hold_cancelling = False
         self.cancel_polls = 1
         self.denied_projects: dict[str, grpc.StatusCode] = {}  # project -> the code every call on it gets
@@ -85,7 +85,7 @@ class JobStore:
 
     # --- call bookkeeping, for the servicer's dispatch ------------------------------------
 
-    def begin(self, rpc: str) -> tuple[Optional[Fault], Optional[Delay], int]:
+    def begin(self, rpc: str) -> tuple[Fault | None, Delay | None, int]:
         """Count the call, then what the fault plan has in store for that call number, and the
         generation (see reset) the call belongs to."""
         with self.lock:
