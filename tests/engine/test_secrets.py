@@ -1,0 +1,46 @@
+"""A secret env value under the real CLI: set with `pulumi config set --secret --path`, it is ciphertext in
+`pulumi stack export`, the outputs derived from it are secret, and no command prints it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.cli_runner import spot_training
+from tests.engine.stack import STACK
+
+pytestmark = pytest.mark.engine
+
+SECRET = "s3cr3t-engine-value-7f1c"
+PATH = "spot-training:teams.vision.jobs.resnet.workerPoolSpecs[0].containerSpec.env[1].value"
+
+
+def test_a_secret_env_value_is_never_printed_nor_stored_in_plain_text(engine_project):
+    project, emulator = engine_project, engine_project.emulator
+    project.cli("config", "set", "--secret", "--path", PATH, SECRET)
+    assert SECRET not in project.stack_file.read_text()
+
+    lines: list[str] = []
+    project.stack().preview(diff=True, color="never", on_output=lines.append)
+    up = project.stack().up(diff=True, color="never", on_output=lines.append)
+    assert up.summary.result == "succeeded"
+    printed = "\n".join(lines)
+    assert SECRET not in printed
+
+    # The job got it (Vertex AI holds the env as submitted) ...
+    resnet = next(j for j in emulator.jobs() if "resnet" in j.display_name)
+    assert SECRET in [e.value for e in resnet.job_spec.worker_pool_specs[0].container_spec.env]
+    # ... the state holds it only as ciphertext, and the CLI prints the outputs as [secret].
+    exported = project.cli("stack", "export").stdout
+    assert SECRET not in exported
+    state = json.loads(exported)
+    job = next(r for r in state["deployment"]["resources"] if r["type"].endswith("SpotTrainingJob") and "resnet" in r["urn"])
+    assert "ciphertext" in json.dumps(job["inputs"]["jobSpec"])
+    assert SECRET not in project.cli("stack", "output", "--json").stdout
+
+    # The verbs that read the stack file and Vertex AI do not print it either.
+    env = {k: v for k, v in project.env.items()}
+    for verb in (("status", STACK), ("diff", STACK)):
+        done = spot_training(*verb, env=env)
+        assert SECRET not in done.stdout + done.stderr, verb
