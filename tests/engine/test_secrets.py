@@ -18,12 +18,13 @@ PATH = "spot-training:teams.vision.jobs.resnet.workerPoolSpecs[0].containerSpec.
 
 def test_a_secret_env_value_is_never_printed_nor_stored_in_plain_text(engine_project):
     project, emulator = engine_project, engine_project.emulator
+    stack = project.stack()  # `pulumi stack init`, which writes the stack's encryption salt into its file
     project.cli("config", "set", "--secret", "--path", PATH, SECRET)
     assert SECRET not in project.stack_file.read_text()
 
     lines: list[str] = []
-    project.stack().preview(diff=True, color="never", on_output=lines.append)
-    up = project.stack().up(diff=True, color="never", on_output=lines.append)
+    up = stack.up(diff=True, color="never", on_output=lines.append, on_error=lines.append)
+    stack.preview(diff=True, color="never", on_output=lines.append, on_error=lines.append)
     assert up.summary.result == "succeeded"
     printed = "\n".join(lines)
     assert SECRET not in printed
@@ -37,6 +38,7 @@ def test_a_secret_env_value_is_never_printed_nor_stored_in_plain_text(engine_pro
     state = json.loads(exported)
     job = next(r for r in state["deployment"]["resources"] if r["type"].endswith("SpotTrainingJob") and "resnet" in r["urn"])
     assert "ciphertext" in json.dumps(job["inputs"]["jobSpec"])
+    assert "ciphertext" in json.dumps(job["outputs"]["jobSpec"])  # the engine keeps the output derived from it secret
     assert SECRET not in project.cli("stack", "output", "--json").stdout
 
     # The verbs that read the stack file and Vertex AI do not print it either.
