@@ -69,11 +69,12 @@ class EngineProject:
         """The inline program: the project's own __main__.py, as the language host would run it."""
         runpy.run_path(str(self.dir / "__main__.py"), run_name="__main__")
 
-    def stack(self) -> auto.Stack:
+    def stack(self, program=None) -> auto.Stack:
+        """The stack through the Automation API, running `program` (default: __main__.py)."""
         return auto.create_or_select_stack(
             self.stack_name,
             project_name="spot-training",
-            program=self.program,
+            program=program or self.program,
             opts=auto.LocalWorkspaceOptions(
                 work_dir=str(self.dir), pulumi_command=auto.PulumiCommand(root=str(ENGINE)), env_vars=self.env
             ),
