@@ -140,3 +140,27 @@ def test_destroy_leaves_no_job(engine_project):
     live = [j for j in emulator.jobs() if j.state.name not in ("JOB_STATE_CANCELLED", "JOB_STATE_SUCCEEDED", "JOB_STATE_FAILED")]
     assert live == []
     assert project.job_resources() == []
+
+
+def test_a_job_record_deleted_out_of_band_is_refreshed_as_gone_and_not_run_again(engine_project):
+    project, emulator = engine_project, engine_project.emulator
+    _up(project)
+    resnet = next(r for r in project.job_resources() if r["urn"].endswith("::vision-resnet"))
+    name = resnet["outputs"]["jobName"]
+    emulator.set_state(name, "JOB_STATE_SUCCEEDED")
+    project.stack().refresh(color="never")  # the stack sees it succeed
+    emulator.remove(name)  # deleted from the console: Vertex deletes only jobs that ended
+
+    project.stack().refresh(color="never")
+    gone = next(r for r in project.job_resources() if r["urn"].endswith("::vision-resnet"))
+    assert gone["outputs"].get("gone") is True and gone["outputs"]["jobName"] == name
+    lines: list[str] = []
+    project.stack().preview(color="never", on_output=lines.append, on_error=lines.append)
+    shown = "\n".join(lines)
+    assert "was deleted outside Pulumi after it ended (last seen JOB_STATE_SUCCEEDED); it is not run again" in shown, shown
+
+    emulator.reset_calls()
+    result, output = _up(project)
+    assert result.summary.result == "succeeded" and emulator.calls["CreateCustomJob"] == 0, output
+    assert project.stack().destroy(color="never").summary.result == "succeeded"
+    assert [j for j in emulator.jobs() if j.state.name != "JOB_STATE_CANCELLED"] == []
