@@ -44,3 +44,29 @@ def test_a_preempted_job_is_targeted_by_the_gate_from_the_real_preview_and_resub
     assert after["vision-resnet"]["jobName"] != preempted["outputs"]["jobName"]
     assert after["vision-eval"]["jobName"] == jobs["vision-eval"]["outputs"]["jobName"]
     json.loads(plan.stdout)  # what the CLI printed is the JSON document the gate read
+
+
+def test_destroy_cancels_and_deletes_every_attempt_each_in_its_region_after_the_ladder_moved(engine_project):
+    import yaml
+
+    project, emulator = engine_project, engine_project.emulator
+    config = yaml.safe_load(project.stack_file.read_text())
+    resnet = config["config"]["spot-training:teams"]["vision"]["jobs"]["resnet"]
+    resnet["resubmission"] = {"maxResubmissions": 3, "fallback": [{"afterStockouts": 1, "location": "us-east1"}]}
+    project.stack_file.write_text(yaml.safe_dump(config, sort_keys=False))
+    stack = project.stack()
+    assert stack.up(color="never").summary.result == "succeeded"
+    first = next(r for r in project.job_resources() if r["urn"].endswith("::vision-resnet"))["outputs"]["jobName"]
+    emulator.preempt(first)
+
+    lines: list[str] = []
+    assert stack.up(color="never", on_output=lines.append, on_error=lines.append).summary.result == "succeeded"
+    second = next(r for r in project.job_resources() if r["urn"].endswith("::vision-resnet"))["outputs"]
+    assert second["attempt"] == 2, "\n".join(lines)
+    assert second["jobName"].startswith("projects/acme-ml-test/locations/us-east1/customJobs/")
+    assert "/locations/us-central1/" in first
+
+    emulator.reset_calls()
+    assert stack.destroy(color="never").summary.result == "succeeded"
+    assert emulator.jobs() == []  # both attempts of resnet, in us-central1 and us-east1, and eval: deleted
+    assert emulator.calls["DeleteCustomJob"] == 3
