@@ -43,7 +43,25 @@ def test_a_preempted_job_is_targeted_by_the_gate_from_the_real_preview_and_resub
     assert after["vision-resnet"]["attempt"] == 2
     assert after["vision-resnet"]["jobName"] != preempted["outputs"]["jobName"]
     assert after["vision-eval"]["jobName"] == jobs["vision-eval"]["outputs"]["jobName"]
-    json.loads(plan.stdout)  # what the CLI printed is the JSON document the gate read
+    _same_shape_as_the_fixture(json.loads(plan.stdout))
+
+
+def _same_shape_as_the_fixture(real: dict) -> None:
+    """tests/previews/resubmission.json (the gate's unit tests) is what the real CLI prints for a
+    resubmission, in every field the gate reads. The real one adds a `refresh` step per resource,
+    and its update's newState has no id or outputs yet (the fixture's has: the gate reads neither)."""
+    fixture = json.loads((ROOT / "tests" / "previews" / "resubmission.json").read_text())
+    [want] = [s for s in fixture["steps"] if s["op"] == "update"]
+    [got] = [s for s in real["steps"] if s["op"] == "update"]
+    assert set(want) <= set(got)
+    for key in ("diffReasons", "replaceReasons", "detailedDiff"):
+        assert not got.get(key) and not want.get(key), key
+    assert got["oldState"]["type"] == want["oldState"]["type"] == got["newState"]["type"]
+    assert set(want["oldState"]) <= set(got["oldState"]) and set(want["newState"]) - {"id", "outputs"} <= set(got["newState"])
+    assert got["oldState"]["outputs"]["state"] == want["oldState"]["outputs"]["state"] == "JOB_STATE_FAILED"
+    assert got["oldState"]["inputs"] == got["newState"]["inputs"]
+    assert set(want["oldState"]["outputs"]) <= set(got["oldState"]["outputs"]) | {"error"}
+    assert {s["op"] for s in real["steps"]} <= {"same", "refresh", "update"}
 
 
 def test_destroy_cancels_and_deletes_every_attempt_each_in_its_region_after_the_ladder_moved(engine_project):
