@@ -90,3 +90,31 @@ def test_up_killed_during_the_creates_then_up_again_leaves_one_job_each_all_in_s
     assert not project.export()["deployment"].get("pending_operations")
     assert {r["outputs"]["jobName"] for r in project.job_resources()} == in_state
     assert emulator.calls["CreateCustomJob"] == emulator.calls["CancelCustomJob"] == emulator.calls["DeleteCustomJob"] == 0
+
+
+def test_ctrl_c_during_up_lets_the_creates_finish_and_leaves_state_consistent(engine_project):
+    project, emulator = engine_project, engine_project.emulator
+    project.stack()
+    emulator.delay("CreateCustomJob", 3, after_apply=True)  # in flight when Ctrl-C comes
+    driver = subprocess.Popen(
+        [sys.executable, "-m", "tests.engine.drive_up", str(project.dir), project.stack_name],
+        cwd=ROOT, env=os.environ.copy(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    try:
+        _wait(lambda: emulator.calls["CreateCustomJob"] >= 2 or driver.poll() is not None, "both submissions")
+        assert driver.poll() is None, driver.stdout.read()
+        os.kill(_pulumi_cli(driver), signal.SIGINT)
+        interrupted, _ = driver.communicate(timeout=120)
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+    emulator.clear_faults()
+
+    # The engine's graceful stop waited for the creates in flight and recorded them; no lock, nothing pending.
+    deployment = project.export()["deployment"]
+    assert not deployment.get("pending_operations"), interrupted
+    submitted = {j.name for j in emulator.jobs()}
+    assert {r["outputs"]["jobName"] for r in project.job_resources()} == submitted and len(submitted) == 2, interrupted
+    emulator.reset_calls()
+    result = project.stack().up(color="never")
+    assert result.summary.result == "succeeded" and emulator.calls["CreateCustomJob"] == 0
