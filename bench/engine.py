@@ -79,8 +79,20 @@ def program(kind: str, n: int):
     return run
 
 
+def _ancestors(pid: str) -> set[int]:
+    seen = set()
+    while pid not in ("0", "1") and int(pid) not in seen:
+        seen.add(int(pid))
+        try:
+            pid = (Path("/proc") / pid / "stat").read_text().rsplit(")", 1)[1].split()[1]
+        except OSError:
+            break
+    return seen
+
+
 class HostPeak:
-    """The largest VmHWM of any dynamic provider host process seen while running."""
+    """The largest VmHWM of any dynamic provider host process this process started (through the
+    CLI) seen while running; the machine's other hosts are not ours."""
 
     def __init__(self) -> None:
         self.peak_kib = 0
@@ -101,7 +113,7 @@ class HostPeak:
                 if not entry.name.isdigit():
                     continue
                 try:
-                    if b"pulumi.dynamic" not in (entry / "cmdline").read_bytes():
+                    if b"pulumi.dynamic" not in (entry / "cmdline").read_bytes() or os.getpid() not in _ancestors(entry.name):
                         continue
                     for line in (entry / "status").read_text().splitlines():
                         if line.startswith("VmHWM:"):
@@ -142,6 +154,13 @@ def one(kind: str, n: int, no_change: bool) -> dict:
         jobs = [r for r in project.export()["deployment"]["resources"] if r["type"].endswith(("SpotTrainingJob", "BareJob"))]
         assert len(jobs) == n, f"{len(jobs)} jobs in state, expected {n}"
         figures["state_bytes_per_job"] = len(json.dumps(jobs)) / n
+        # Where a job's state bytes go: its inputs, its outputs, the rest (urn, provider, ...), per key.
+        job = jobs[0]
+        figures["state_of_one_job"] = {
+            "inputs": {k: len(json.dumps(v)) for k, v in job.get("inputs", {}).items()},
+            "outputs": {k: len(json.dumps(v)) for k, v in job.get("outputs", {}).items()},
+            "rest": len(json.dumps({k: v for k, v in job.items() if k not in ("inputs", "outputs")})),
+        }
         if kind == "ours":
             assert len(emulator.jobs()) == n, "every job submitted once"
         return figures
@@ -176,6 +195,9 @@ def main() -> None:
         ours, base = (next(r for r in rows if r["n"] == n and r["kind"] == k) for k in ("ours", "baseline"))
         print(f"{n} jobs, ours/baseline: preview {ours['preview_s'] / base['preview_s']:.2f}x, up {ours['up_s'] / base['up_s']:.2f}x, "
               f"state per job {ours['state_bytes_per_job'] / base['state_bytes_per_job']:.2f}x")
+    for r in rows:
+        if r["n"] == max(sizes):
+            print(f"state of one job ({r['kind']}), bytes by key: {json.dumps(r['state_of_one_job'])}")
     for r in rows:
         if "no_change_up_s" in r:
             print(f"no-change up of {r['n']} ({r['kind']}): {r['no_change_up_s']:.1f} s, steps {r['no_change_steps']}, "
