@@ -88,3 +88,36 @@ def test_destroy_cancels_and_deletes_every_attempt_each_in_its_region_after_the_
     assert stack.destroy(color="never").summary.result == "succeeded"
     assert emulator.jobs() == []  # both attempts of resnet, in us-central1 and us-east1, and eval: deleted
     assert emulator.calls["DeleteCustomJob"] == 3
+
+
+def _gate(plan_stdout: str, tmp_path) -> subprocess.CompletedProcess:
+    (tmp_path / "plan.json").write_text(plan_stdout)
+    return subprocess.run(
+        [sys.executable, "-m", "operations.resubmit_gate", str(tmp_path / "plan.json")], cwd=ROOT, capture_output=True, text=True
+    )
+
+
+def test_the_gate_on_real_previews_lets_nothing_through_but_resubmissions(engine_project, tmp_path):
+    """The cases of tests/previews/ (empty, new_job, bucket_change), each captured from the real CLI
+    (the bucket's diff is the stand-in gcp plugin's: the real pulumi-gcp is not here)."""
+    import yaml
+
+    project = engine_project
+    stack = project.stack()
+    assert stack.up(color="never").summary.result == "succeeded"
+
+    nothing = _gate(stack.preview(refresh=True, json=True, color="never").stdout, tmp_path)
+    assert nothing.returncode == 0 and nothing.stdout == "" and "nothing to resubmit" in nothing.stderr
+
+    config = yaml.safe_load(project.stack_file.read_text())
+    team = config["config"]["spot-training:teams"]["vision"]
+    team["jobs"]["extra"] = {"workerPoolSpecs": [{"machineSpec": {"machineType": "n1-standard-4"}, "containerSpec": {"imageUri": "${images.trainer}"}}]}
+    project.stack_file.write_text(yaml.safe_dump(config, sort_keys=False))
+    new_job = _gate(stack.preview(refresh=True, json=True, color="never").stdout, tmp_path)
+    assert new_job.returncode == 1 and new_job.stdout == "" and "vision-extra" in new_job.stderr, new_job.stderr
+
+    del team["jobs"]["extra"]
+    team["bucket"] = {"packageRetentionDays": 14}
+    project.stack_file.write_text(yaml.safe_dump(config, sort_keys=False))
+    bucket = _gate(stack.preview(refresh=True, json=True, color="never").stdout, tmp_path)
+    assert bucket.returncode == 1 and bucket.stdout == "" and "gcp:storage/bucket:Bucket::vision-staging" in bucket.stderr, bucket.stderr
