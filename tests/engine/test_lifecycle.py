@@ -63,6 +63,10 @@ def test_up_of_a_new_stack_submits_each_job_once_and_outputs_are_typed(engine_pr
         assert job["jobName"] in by_name
         assert isinstance(job["attempt"], int) and job["attempt"] == 1
         assert job["state"].startswith("JOB_STATE_")
+    # The Google provider (the stand-in) was asked the program's invokes, and created the rest.
+    invoked = {c["token"] for c in project.gcp_calls("Invoke")}
+    assert {"gcp:organizations/getProject:getProject", "gcp:artifactregistry/getDockerImage:getDockerImage"} <= invoked
+    assert any(c["urn"].endswith("gcp:serviceaccount/account:Account::vision-trainer") for c in project.gcp_calls("Create"))
     # The image the program pinned is the digest the (stand-in) registry resolved the tag to.
     assert vision["images"]["trainer"].startswith(f"{REGION}-docker.pkg.dev/{PROJECT}/vision/trainer@sha256:")
 
