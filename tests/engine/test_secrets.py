@@ -55,7 +55,9 @@ def test_a_secret_env_value_is_never_printed_nor_stored_in_plain_text(engine_pro
     reason="docs/secrets.md says only the leaf set with --secret --path is secret and a preview shows the rest of "
     "the spec as it is; under the real engine the job's whole jobSpec.workerPoolSpecs list is one secret: "
     "ciphertext in `pulumi stack export` and `workerPoolSpecs: [secret]` in `preview --diff`, so a reviewer "
-    "sees neither the machine, the image nor the args of a job with one secret env value",
+    "sees neither the machine, the image nor the args of a job with one secret env value. Consistent with how the "
+    "engine restores secrets around a provider that takes none (the SDK's dynamic host answers acceptSecrets: false): "
+    "it copies secretness into objects key by key, but marks a list holding a secret secret as a whole",
 )
 def test_only_the_secret_leaf_is_hidden_and_the_rest_of_the_spec_stays_readable(engine_project):
     project = engine_project
