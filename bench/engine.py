@@ -1,0 +1,208 @@
+"""What the real engine costs per job: `preview` and `up` of N jobs under the Pulumi CLI
+(.engine/bin/pulumi, tools/engine/build.sh) against the emulator, beside a baseline of
+bare `pulumi.dynamic.Resource`s with the same inputs under the same CLI, in one run.
+
+Ours: N `SpotTrainingJob`s (the code API, plain inputs: a job's spec, project,
+location, display name), each submitted to the emulator by the dynamic
+provider host the engine launches. Baseline: N `bench.baseline.BareJob`s (a
+trivial provider whose state is its inputs) with the REST inputs ours
+registers. Both run as inline programs (the route the engine tests take,
+docs/development.md), each (kind, N) in a fresh process of its own, in a fresh
+stack on a file backend:
+
+- `preview` of the new stack, then `up`, then (the largest N) an `up` with
+  nothing changed: wall time of each, as the Automation API returns;
+- the peak memory (VmHWM) of the program's process and of the dynamic
+  provider host(s) the CLI started, sampled from /proc every 50 ms;
+- state bytes per job: the job resources' JSON in `pulumi stack export`, / N;
+- the Vertex AI calls of the no-change `up`, from the emulator (reads only, is
+  the goal).
+
+Run: .venv/bin/python -m bench.engine [--quick] [--sizes 10,100,1000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PROJECT = "acme-ml-bench"
+REGION = "us-central1"
+
+
+def job_inputs(i: int) -> dict:
+    return {
+        "project": PROJECT,
+        "location": REGION,
+        "displayName": f"bench-job-{i}",
+        "jobSpec": {
+            "workerPoolSpecs": [{
+                "machineSpec": {"machineType": "n1-standard-4"},
+                "replicaCount": 1,
+                "containerSpec": {"imageUri": "us-docker.pkg.dev/acme/bench/trainer:1", "args": [f"--seed={i}"]},
+            }],
+            "scheduling": {"strategy": "SPOT"},
+        },
+    }
+
+
+def program(kind: str, n: int):
+    def run() -> None:
+        if kind == "ours":
+            from components.spot_job.resource import SpotTrainingJob, SpotTrainingJobArgs
+
+            for i in range(n):
+                inputs = job_inputs(i)
+                SpotTrainingJob(
+                    inputs["displayName"],
+                    SpotTrainingJobArgs(
+                        job_spec=inputs["jobSpec"], project=inputs["project"], location=inputs["location"],
+                        display_name=inputs["displayName"],
+                    ),
+                )
+        else:
+            from bench.baseline import BareJob
+
+            for i in range(n):
+                inputs = job_inputs(i)
+                BareJob(inputs["displayName"], inputs)
+
+    return run
+
+
+def _ancestors(pid: str) -> set[int]:
+    seen = set()
+    while pid not in ("0", "1") and int(pid) not in seen:
+        seen.add(int(pid))
+        try:
+            pid = (Path("/proc") / pid / "stat").read_text().rsplit(")", 1)[1].split()[1]
+        except OSError:
+            break
+    return seen
+
+
+class HostPeak:
+    """The largest VmHWM of any dynamic provider host process this process started (through the
+    CLI) seen while running; the machine's other hosts are not ours."""
+
+    def __init__(self) -> None:
+        self.peak_kib = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def __enter__(self) -> "HostPeak":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _sample(self) -> None:
+        while not self._stop.wait(0.05):
+            for entry in Path("/proc").iterdir():
+                if not entry.name.isdigit():
+                    continue
+                try:
+                    if b"pulumi.dynamic" not in (entry / "cmdline").read_bytes() or os.getpid() not in _ancestors(entry.name):
+                        continue
+                    for line in (entry / "status").read_text().splitlines():
+                        if line.startswith("VmHWM:"):
+                            self.peak_kib = max(self.peak_kib, int(line.split()[1]))
+                except OSError:
+                    continue
+
+
+def one(kind: str, n: int, no_change: bool) -> dict:
+    """One (kind, N) in this process: its figures as a dict."""
+    from tests.emulator import JobServiceEmulator
+    from tests.engine.project import EngineProject
+
+    os.environ.setdefault("SPOT_TRAINING_EMULATOR_TIME_SCALE", "1000")
+    with tempfile.TemporaryDirectory() as tmp, JobServiceEmulator() as emulator:
+        project = EngineProject(Path(tmp), emulator.address, "bench", {"gcp:project": PROJECT, "gcp:region": REGION})
+        for name in ("bench", "offline"):  # the baseline's provider is bench.baseline.BareJobProvider
+            (project.dir / name).symlink_to(ROOT / name)
+        os.environ.update(project.env)
+        stack = project.stack(program(kind, n))
+        figures: dict = {"kind": kind, "n": n}
+        with HostPeak() as host:
+            start = time.perf_counter()
+            stack.preview(color="never")
+            figures["preview_s"] = time.perf_counter() - start
+            start = time.perf_counter()
+            stack.up(color="never")
+            figures["up_s"] = time.perf_counter() - start
+            if no_change:
+                emulator.reset_calls()
+                start = time.perf_counter()
+                result = stack.up(color="never")
+                figures["no_change_up_s"] = time.perf_counter() - start
+                figures["no_change_steps"] = {k: v for k, v in (result.summary.resource_changes or {}).items() if v}
+                figures["no_change_vertex_calls"] = dict(emulator.calls)
+        figures["host_peak_mib"] = host.peak_kib / 1024
+        figures["program_peak_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        jobs = [r for r in project.export()["deployment"]["resources"] if r["type"].endswith(("SpotTrainingJob", "BareJob"))]
+        assert len(jobs) == n, f"{len(jobs)} jobs in state, expected {n}"
+        figures["state_bytes_per_job"] = len(json.dumps(jobs)) / n
+        # Where a job's state bytes go: its inputs, its outputs, the rest (urn, provider, ...), per key.
+        job = jobs[0]
+        figures["state_of_one_job"] = {
+            "inputs": {k: len(json.dumps(v)) for k, v in job.get("inputs", {}).items()},
+            "outputs": {k: len(json.dumps(v)) for k, v in job.get("outputs", {}).items()},
+            "rest": len(json.dumps({k: v for k, v in job.items() if k not in ("inputs", "outputs")})),
+        }
+        if kind == "ours":
+            assert len(emulator.jobs()) == n, "every job submitted once"
+        return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true", help="10 jobs only")
+    parser.add_argument("--sizes", default="10,100,1000")
+    parser.add_argument("--one", nargs=2, metavar=("KIND", "N"), help=argparse.SUPPRESS)
+    parser.add_argument("--no-change", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.one:
+        print(json.dumps(one(args.one[0], int(args.one[1]), args.no_change)))
+        return
+    sizes = [10] if args.quick else [int(s) for s in args.sizes.split(",")]
+    rows = []
+    for n in sizes:
+        for kind in ("baseline", "ours"):
+            command = [sys.executable, "-m", "bench.engine", "--one", kind, str(n)] + (["--no-change"] if n == max(sizes) else [])
+            done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+            if done.returncode != 0:
+                sys.exit(f"{kind} {n}: {done.stderr[-3000:]}")
+            rows.append(json.loads(done.stdout.strip().splitlines()[-1]))
+            print(json.dumps(rows[-1]), flush=True)
+    print()
+    print(f"{'jobs':>5} {'kind':>8} {'preview s':>10} {'up s':>8} {'program MiB':>12} {'host MiB':>9} {'state B/job':>12}")
+    for r in rows:
+        print(f"{r['n']:>5} {r['kind']:>8} {r['preview_s']:>10.1f} {r['up_s']:>8.1f} {r['program_peak_mib']:>12.0f} "
+              f"{r['host_peak_mib']:>9.0f} {r['state_bytes_per_job']:>12.0f}")
+    for n in sizes:
+        ours, base = (next(r for r in rows if r["n"] == n and r["kind"] == k) for k in ("ours", "baseline"))
+        print(f"{n} jobs, ours/baseline: preview {ours['preview_s'] / base['preview_s']:.2f}x, up {ours['up_s'] / base['up_s']:.2f}x, "
+              f"state per job {ours['state_bytes_per_job'] / base['state_bytes_per_job']:.2f}x")
+    for r in rows:
+        if r["n"] == max(sizes):
+            print(f"state of one job ({r['kind']}), bytes by key: {json.dumps(r['state_of_one_job'])}")
+    for r in rows:
+        if "no_change_up_s" in r:
+            print(f"no-change up of {r['n']} ({r['kind']}): {r['no_change_up_s']:.1f} s, steps {r['no_change_steps']}, "
+                  f"Vertex calls {r['no_change_vertex_calls']}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,170 @@
+"""A new stack's life under the real Pulumi CLI: preview, up, an up with nothing changed, a spec edit, destroy.
+
+The program is __main__.py with the engine tests' stack (tests/engine/stack.py),
+the jobs go to the Vertex AI emulator through the dynamic provider host the
+engine launches, the rest to the stand-in Google provider.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import yaml
+
+from tests.engine.stack import PROJECT, REGION
+
+pytestmark = pytest.mark.engine
+
+JOB_TYPE = "spot-training:index:SpotTrainingJob"
+
+
+def _up(project, **kwargs):
+    """`pulumi up` and what it printed on the terminal (stdout and stderr)."""
+    lines: list[str] = []
+    result = project.stack().up(on_output=lines.append, on_error=lines.append, color="never", **kwargs)
+    return result, "\n".join(lines)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the dynamic provider host (pulumi 3.272) hands check() a value not known yet as a pulumi.output.Unknown "
+    "instance, not the rpc.UNKNOWN string spec.validate(unknown=rpc.UNKNOWN) compares with: every job whose spec "
+    "holds an output of a resource this update creates (its service account, image, bucket) fails Check with "
+    "'must be a string, got Unknown', so `pulumi preview` (and the preview `pulumi up` shows first) of a new stack fails",
+)
+def test_the_preview_of_a_new_stack_plans_every_create_and_submits_nothing(engine_project):
+    project, emulator = engine_project, engine_project.emulator
+    lines: list[str] = []
+
+    preview = project.stack().preview(color="never", on_output=lines.append)
+
+    assert preview.change_summary.get("create", 0) > 0, "\n".join(lines)
+    assert emulator.jobs() == [] and emulator.calls["CreateCustomJob"] == 0
+
+
+def test_up_of_a_new_stack_submits_each_job_once_and_outputs_are_typed(engine_project):
+    project, emulator = engine_project, engine_project.emulator
+
+    result, _ = _up(project)  # --skip-preview, as the Automation API runs it: see the xfail above
+    assert result.summary.result == "succeeded"
+    jobs = emulator.jobs()
+    assert emulator.calls["CreateCustomJob"] == 2
+    assert sorted(j.display_name for j in jobs) == sorted({j.display_name for j in jobs})  # two distinct jobs
+    assert all(j.name.startswith(f"projects/{PROJECT}/locations/{REGION}/customJobs/") for j in jobs)
+
+    outputs = json.loads(project.cli("stack", "output", "--json", "--show-secrets").stdout)
+    vision = outputs["vision"]
+    assert vision["serviceAccount"] == f"vision-train-test@{PROJECT}.iam.gserviceaccount.com"
+    assert vision["bucket"].startswith("gs://")
+    assert set(vision["jobs"]) == {"resnet", "eval"}
+    by_name = {j.name for j in jobs}
+    for job in vision["jobs"].values():
+        assert job["jobName"] in by_name
+        assert isinstance(job["attempt"], int) and job["attempt"] == 1
+        assert job["state"].startswith("JOB_STATE_")
+    # The Google provider (the stand-in) was asked the program's invokes, and created the rest.
+    invoked = {c["token"] for c in project.gcp_calls("Invoke")}
+    assert {"gcp:organizations/getProject:getProject", "gcp:artifactregistry/getDockerImage:getDockerImage"} <= invoked
+    assert any(c["urn"].endswith("gcp:serviceaccount/account:Account::vision-trainer") for c in project.gcp_calls("Create"))
+    # The image the program pinned is the digest the (stand-in) registry resolved the tag to.
+    assert vision["images"]["trainer"].startswith(f"{REGION}-docker.pkg.dev/{PROJECT}/vision/trainer@sha256:")
+
+
+def test_a_second_up_with_nothing_changed_reads_and_submits_nothing(engine_project):
+    project, emulator = engine_project, engine_project.emulator
+    _up(project)
+    emulator.reset_calls()
+    project.gcp_log.write_text("")
+
+    result, output = _up(project)
+
+    changes = {k: v for k, v in result.summary.resource_changes.items() if v}
+    assert set(changes) == {"same"}, output
+    # The refresh reads each job; nothing submits, cancels or deletes.
+    assert set(emulator.calls) <= {"GetCustomJob", "ListCustomJobs"}, emulator.calls
+    assert emulator.calls["GetCustomJob"] >= 2
+    assert not project.gcp_calls("Create") and not project.gcp_calls("Update") and not project.gcp_calls("Delete")
+
+
+def _edit_eval_args(project, args: list[str], replace_order: str | None = None) -> None:
+    config = yaml.safe_load(project.stack_file.read_text())
+    job = config["config"]["spot-training:teams"]["vision"]["jobs"]["eval"]
+    job["workerPoolSpecs"][0]["containerSpec"]["args"] = args
+    if replace_order:
+        job["replaceOrder"] = replace_order
+        job["onDelete"] = "cancel"  # the old job's record stays, to tell when it was cancelled
+    project.stack_file.write_text(yaml.safe_dump(config, sort_keys=False))
+
+
+@pytest.mark.parametrize("replace_order", ["cancelFirst", "submitFirst"])
+def test_a_spec_edit_is_previewed_by_path_and_resubmits_once(engine_project, replace_order):
+    project, emulator = engine_project, engine_project.emulator
+    _edit_eval_args(project, ["--eval"], replace_order)
+    _up(project)
+    old = {j.display_name: j.name for j in emulator.jobs()}
+    emulator.reset_calls()
+
+    _edit_eval_args(project, ["--eval", "--full"], replace_order)
+    lines: list[str] = []
+    preview = project.stack().preview(diff=True, color="never", on_output=lines.append, on_error=lines.append)
+    shown = "\n".join(lines)
+    assert preview.change_summary.get("replace", 0) == 1, shown
+    assert "args" in shown and "--full" in shown
+    # The provider's reason, which the dynamic provider host writes to its stderr, reaches the
+    # user's terminal: the engine copies it to its own stderr (not beside the resource).
+    assert "vision-eval: will be submitted again as a new job" in shown
+    assert "jobSpec.workerPoolSpecs[0].containerSpec.args: ['--eval'] -> ['--eval', '--full']" in shown
+    assert emulator.calls["CreateCustomJob"] == 0
+
+    result, output = _up(project)
+    assert result.summary.result == "succeeded"
+    assert emulator.calls["CreateCustomJob"] == 1, output
+    assert emulator.calls["CancelCustomJob"] == 1 and emulator.calls["DeleteCustomJob"] == 0  # onDelete: cancel
+    eval_name = json.loads(project.cli("stack", "output", "--json", "--show-secrets").stdout)["vision"]["jobs"]["eval"]["jobName"]
+    old_eval = next(name for display, name in old.items() if "eval" in display)
+    assert eval_name != old_eval
+    new, cancelled = emulator.job(eval_name), emulator.job(old_eval)
+    assert cancelled.state.name == "JOB_STATE_CANCELLED"
+    cancelled_at, submitted_at = cancelled.update_time, new.create_time
+    if replace_order == "cancelFirst":
+        assert cancelled_at <= submitted_at  # the old job stopped before its successor was submitted
+    else:
+        assert submitted_at <= cancelled_at  # the successor was submitted first
+
+
+def test_destroy_leaves_no_job(engine_project):
+    project, emulator = engine_project, engine_project.emulator
+    _up(project)
+    assert emulator.jobs()
+
+    result = project.stack().destroy(color="never")
+
+    assert result.summary.result == "succeeded"
+    live = [j for j in emulator.jobs() if j.state.name not in ("JOB_STATE_CANCELLED", "JOB_STATE_SUCCEEDED", "JOB_STATE_FAILED")]
+    assert live == []
+    assert project.job_resources() == []
+
+
+def test_a_job_record_deleted_out_of_band_is_refreshed_as_gone_and_not_run_again(engine_project):
+    project, emulator = engine_project, engine_project.emulator
+    _up(project)
+    resnet = next(r for r in project.job_resources() if r["urn"].endswith("::vision-resnet"))
+    name = resnet["outputs"]["jobName"]
+    emulator.set_state(name, "JOB_STATE_SUCCEEDED")
+    project.stack().refresh(color="never")  # the stack sees it succeed
+    emulator.remove(name)  # deleted from the console: Vertex deletes only jobs that ended
+
+    project.stack().refresh(color="never")
+    gone = next(r for r in project.job_resources() if r["urn"].endswith("::vision-resnet"))
+    assert gone["outputs"].get("gone") is True and gone["outputs"]["jobName"] == name
+    lines: list[str] = []
+    project.stack().preview(color="never", on_output=lines.append, on_error=lines.append)
+    shown = "\n".join(lines)
+    assert "was deleted outside Pulumi after it ended (last seen JOB_STATE_SUCCEEDED); it is not run again" in shown, shown
+
+    emulator.reset_calls()
+    result, output = _up(project)
+    assert result.summary.result == "succeeded" and emulator.calls["CreateCustomJob"] == 0, output
+    assert project.stack().destroy(color="never").summary.result == "succeeded"
+    assert [j for j in emulator.jobs() if j.state.name != "JOB_STATE_CANCELLED"] == []

@@ -1,0 +1,76 @@
+"""A secret env value under the real CLI: set with `pulumi config set --secret --path`, it is ciphertext in
+`pulumi stack export`, the outputs derived from it are secret, and no command prints it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.cli_runner import spot_training
+from tests.engine.stack import STACK
+
+pytestmark = pytest.mark.engine
+
+SECRET = "s3cr3t-engine-value-7f1c"
+PATH = "spot-training:teams.vision.jobs.resnet.workerPoolSpecs[0].containerSpec.env[1].value"
+
+
+def test_a_secret_env_value_is_never_printed_nor_stored_in_plain_text(engine_project):
+    project, emulator = engine_project, engine_project.emulator
+    stack = project.stack()  # `pulumi stack init`, which writes the stack's encryption salt into its file
+    project.cli("config", "set", "--secret", "--path", PATH, SECRET)
+    assert SECRET not in project.stack_file.read_text()
+
+    lines: list[str] = []
+    up = stack.up(diff=True, color="never", on_output=lines.append, on_error=lines.append)
+    stack.preview(diff=True, color="never", on_output=lines.append, on_error=lines.append)
+    assert up.summary.result == "succeeded"
+    printed = "\n".join(lines)
+    assert SECRET not in printed
+
+    # The job got it (Vertex AI holds the env as submitted) ...
+    resnet = next(j for j in emulator.jobs() if "resnet" in j.display_name)
+    assert SECRET in [e.value for e in resnet.job_spec.worker_pool_specs[0].container_spec.env]
+    # ... the state holds it only as ciphertext, and the CLI prints the outputs as [secret].
+    exported = project.cli("stack", "export").stdout
+    assert SECRET not in exported
+    state = json.loads(exported)
+    job = next(r for r in state["deployment"]["resources"] if r["type"].endswith("SpotTrainingJob") and "resnet" in r["urn"])
+    # Exactly the leaf set with --secret --path is secret (secret_leaves() read it from the stack file):
+    # the rest of the spec stays readable in state, and the program did not fall back to every env value.
+    assert "every env value of every job is kept secret" not in printed
+    assert "ciphertext" in json.dumps(job["outputs"]["jobSpec"])  # the engine keeps the output derived from it secret
+    assert SECRET not in project.cli("stack", "output", "--json").stdout
+
+    # The verbs that read the stack file and Vertex AI do not print it either.
+    env = {k: v for k, v in project.env.items()}
+    for verb in (("status", STACK), ("diff", STACK)):
+        done = spot_training(*verb, env=env)
+        assert SECRET not in done.stdout + done.stderr, verb
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="docs/secrets.md says only the leaf set with --secret --path is secret and a preview shows the rest of "
+    "the spec as it is; under the real engine the job's whole jobSpec.workerPoolSpecs list is one secret: "
+    "ciphertext in `pulumi stack export` and `workerPoolSpecs: [secret]` in `preview --diff`, so a reviewer "
+    "sees neither the machine, the image nor the args of a job with one secret env value. Consistent with how the "
+    "engine restores secrets around a provider that takes none (the SDK's dynamic host answers acceptSecrets: false): "
+    "it copies secretness into objects key by key, but marks a list holding a secret secret as a whole",
+)
+def test_only_the_secret_leaf_is_hidden_and_the_rest_of_the_spec_stays_readable(engine_project):
+    project = engine_project
+    stack = project.stack()
+    project.cli("config", "set", "--secret", "--path", PATH, SECRET)
+    lines: list[str] = []
+    stack.up(diff=True, color="never", on_output=lines.append, on_error=lines.append)
+
+    state = project.export()
+    job = next(r for r in state["deployment"]["resources"] if r["type"].endswith("SpotTrainingJob") and "resnet" in r["urn"])
+    pools = job["inputs"]["jobSpec"]["workerPoolSpecs"]
+    assert isinstance(pools, list), "workerPoolSpecs is one ciphertext"
+    container = pools[0]["containerSpec"]
+    assert container["args"] == ["--epochs=1"] and container["env"][0]["name"] == "HF_TOKEN_SECRET"
+    assert "ciphertext" in json.dumps(container["env"][1]["value"])
+    assert "workerPoolSpecs    : [secret]" not in "\n".join(lines)
