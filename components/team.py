@@ -99,10 +99,13 @@ class TeamTrainingEnvironment(pulumi.ComponentResource):
                     image_mirrors=self.repository.mirrors or None,
                     **job.knobs,
                 ),
-                # A job that reads a secret starts only once its account may read it.
-                opts=pulumi.ResourceOptions(parent=self, depends_on=[self.secret_access.grants[k] for k in job.secrets])
-                if job.secrets
-                else child,
+                # A job that reads a secret starts only once its account may read it; one that names a
+                # job started elsewhere adopts it (an import, checked against its spec by the provider).
+                opts=pulumi.ResourceOptions(
+                    parent=self,
+                    depends_on=[self.secret_access.grants[k] for k in job.secrets],
+                    import_=job.import_id,
+                ),
             )
             for key, job in team.jobs.items()
         }

@@ -52,6 +52,8 @@ class JobConfig:
     # Paths into `body` (as the resource's inputs) of values set with `pulumi config set --secret`.
     secret_paths: list[str] = field(default_factory=list)
     secrets: list[str] = field(default_factory=list)  # keys of the team's secrets it refers to
+    # The full name of a CustomJob started outside the stack that the resource adopts (the `import:` key).
+    import_id: str | None = None
 
 
 @dataclass

@@ -37,6 +37,8 @@ REPOSITORY_KEYS = {
 STACK_LABELS = ("team", "environment")
 # Keys of a job entry that belong to the CustomJob, not to its jobSpec.
 BODY_KEYS = ("displayName", "labels", "encryptionSpec")
+# The key of a job entry that names a CustomJob started outside the stack, to adopt instead of submitting.
+IMPORT_KEY = "import"
 # Keys of a job entry that steer the provider: config key -> SpotTrainingJobArgs field.
 KNOB_KEYS = {
     "rerun": "rerun",

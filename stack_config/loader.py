@@ -17,6 +17,7 @@ import pulumi
 
 from components.job_body import job_body
 from components.spot_job import redaction, spec
+from components.spot_job.job_name import JobName
 from components.spot_job.typed_spec import UNKNOWN
 from components.team_definition import IMAGE_REF, PACKAGE_REF, ImageConfig, JobConfig, SecretConfig, TeamConfig
 
@@ -24,6 +25,7 @@ from . import names, place
 from .keys import (
     BODY_KEYS,
     BUCKET_KEYS,
+    IMPORT_KEY,
     KNOB_KEYS,
     NS,
     REPOSITORY_KEYS,
@@ -246,7 +248,7 @@ def _job(
         return None
     if _pasted_wrapper(raw, path, failures):
         return None
-    job_spec = {k: copy.deepcopy(v) for k, v in raw.items() if k not in BODY_KEYS and k not in KNOB_KEYS}
+    job_spec = {k: copy.deepcopy(v) for k, v in raw.items() if k not in BODY_KEYS and k not in KNOB_KEYS and k != IMPORT_KEY}
     # gcloud's --config spelling: one worker pool as a mapping, a scalar for a
     # repeated field; gcloud submits each as a one-item list, and so does this.
     job_spec = spec.as_lists(job_spec, "CustomJobSpec")
@@ -275,8 +277,34 @@ def _job(
         default = " (the default, {team}-{job}: set displayName or shorten the job's name)" if failure.path == "displayName" and not body.get("displayName") else ""
         failures.append(f"{path}.{failure.path.removeprefix('jobSpec.')}: {failure.reason}{default}")
     return JobConfig(
-        body=body, knobs={KNOB_KEYS[k]: v for k, v in knobs.items()}, secret_paths=secrets.of_job(path, raw), secrets=used
+        body=body,
+        knobs={KNOB_KEYS[k]: v for k, v in knobs.items()},
+        secret_paths=secrets.of_job(path, raw),
+        secrets=used,
+        import_id=_import_id(raw.get(IMPORT_KEY), f"{path}.{IMPORT_KEY}", project, region, failures),
     )
+
+
+def _import_id(value: Any, path: str, project: Any, region: Any, failures: list[str]) -> str | None:
+    """The full name of the CustomJob a job entry adopts (`import:`), checked for shape and place; the job
+    itself is checked against the spec when the engine imports it (components/spot_job/adoption.py)."""
+    if value is None:
+        return None
+    try:
+        name = JobName.parse(value) if isinstance(value, str) else None
+    except ValueError as error:
+        failures.append(f"{path}: {error}")
+        return None
+    if name is None:
+        failures.append(f"{path}: must be a CustomJob's full name, projects/P/locations/L/customJobs/ID")
+        return None
+    if (name.project, name.location) != (project, region):
+        failures.append(
+            f"{path}: the job is in {name.project} / {name.location}, and this job entry submits in "
+            f"{project} / {region} (gcp:project / gcp:region): a job cannot move, so it cannot be adopted here"
+        )
+        return None
+    return str(name)
 
 
 # Fields only a whole CustomJob body (a REST request or a `describe` output)

@@ -30,3 +30,39 @@ def test_no_verb_prints_the_verbs_and_exits_2():
     done = spot_training_in_process()
     assert done.returncode == 2
     assert "validate" in done.stdout
+
+
+IMPORTING_STACK = """\
+config:
+  gcp:project: acme-ml-dev
+  gcp:region: us-central1
+  spot-training:environment: dev
+  spot-training:teams:
+    vision:
+      members: [group:vision-ml@acme.example]
+      jobs:
+        elsewhere:
+          import: projects/acme-ml-dev/locations/europe-west4/customJobs/123
+          workerPoolSpecs:
+            - machineSpec: {machineType: n1-standard-4}
+              containerSpec: {imageUri: "us-docker.pkg.dev/acme/x/y@sha256:%s"}
+        misnamed:
+          import: customJobs/123
+          workerPoolSpecs:
+            - machineSpec: {machineType: n1-standard-4}
+              containerSpec: {imageUri: "us-docker.pkg.dev/acme/x/y@sha256:%s"}
+        adopted:
+          import: projects/acme-ml-dev/locations/us-central1/customJobs/456
+          workerPoolSpecs:
+            - machineSpec: {machineType: n1-standard-4}
+              containerSpec: {imageUri: "us-docker.pkg.dev/acme/x/y@sha256:%s"}
+""" % (("0" * 64,) * 3)
+
+
+def test_an_import_that_cannot_be_a_job_of_this_entry_is_an_error_by_path(tmp_path):
+    (tmp_path / "Pulumi.dev.yaml").write_text(IMPORTING_STACK)
+    done = spot_training("validate", "dev", stacks_dir=tmp_path)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "spot-training:teams.vision.jobs.elsewhere.import: the job is in acme-ml-dev / europe-west4" in done.stderr
+    assert "spot-training:teams.vision.jobs.misnamed.import: 'customJobs/123' is not a CustomJob name" in done.stderr
+    assert "jobs.adopted" not in done.stderr  # its shape and place are right: the engine's import checks the rest

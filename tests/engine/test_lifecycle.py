@@ -26,13 +26,6 @@ def _up(project, **kwargs):
     return result, "\n".join(lines)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the dynamic provider host (pulumi 3.272) hands check() a value not known yet as a pulumi.output.Unknown "
-    "instance, not the rpc.UNKNOWN string spec.validate(unknown=rpc.UNKNOWN) compares with: every job whose spec "
-    "holds an output of a resource this update creates (its service account, image, bucket) fails Check with "
-    "'must be a string, got Unknown', so `pulumi preview` (and the preview `pulumi up` shows first) of a new stack fails",
-)
 def test_the_preview_of_a_new_stack_plans_every_create_and_submits_nothing(engine_project):
     project, emulator = engine_project, engine_project.emulator
     lines: list[str] = []
@@ -46,7 +39,7 @@ def test_the_preview_of_a_new_stack_plans_every_create_and_submits_nothing(engin
 def test_up_of_a_new_stack_submits_each_job_once_and_outputs_are_typed(engine_project):
     project, emulator = engine_project, engine_project.emulator
 
-    result, _ = _up(project)  # --skip-preview, as the Automation API runs it: see the xfail above
+    result, _ = _up(project)  # --skip-preview, as the Automation API runs it
     assert result.summary.result == "succeeded"
     jobs = emulator.jobs()
     assert emulator.calls["CreateCustomJob"] == 2
