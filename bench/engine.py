@@ -99,7 +99,7 @@ class HostPeak:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._sample, daemon=True)
 
-    def __enter__(self) -> "HostPeak":
+    def __enter__(self) -> HostPeak:
         self._thread.start()
         return self
 

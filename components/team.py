@@ -97,15 +97,13 @@ class TeamTrainingEnvironment(pulumi.ComponentResource):
                     location=args.region,
                     # Where an attempt a fallback rung moves pulls the team's images from, in its region.
                     image_mirrors=self.repository.mirrors or None,
+                    adopt=job.import_id,
                     **job.knobs,
                 ),
-                # A job that reads a secret starts only once its account may read it; one that names a
-                # job started elsewhere adopts it (an import, checked against its spec by the provider).
-                opts=pulumi.ResourceOptions(
-                    parent=self,
-                    depends_on=[self.secret_access.grants[k] for k in job.secrets],
-                    import_=job.import_id,
-                ),
+                # A job that reads a secret starts only once its account may read it.
+                opts=pulumi.ResourceOptions(parent=self, depends_on=[self.secret_access.grants[k] for k in job.secrets])
+                if job.secrets
+                else child,
             )
             for key, job in team.jobs.items()
         }

@@ -33,6 +33,7 @@ class Recorder(OfflineMocks):
         self.events: list[tuple[str, ...]] = []
         # urn -> (type, name, parent urn, the former types its aliases name): what the engine matches state by.
         self.registrations: dict[str, tuple[str, str, str, list[str]]] = {}
+        self.import_ids: dict[str, str] = {}  # name -> the id the engine was asked to import it as ("" for none)
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs):
         id_, state = super().new_resource(args)
@@ -72,6 +73,7 @@ class RecordingMonitor(MockMonitor):
         if request.protect:
             self.recorder.protected.add(request.name)
         self.recorder.wire[request.name] = json_format.MessageToDict(request.object)
+        self.recorder.import_ids[request.name] = request.importId
         response = super().RegisterResource(request)
         self.recorder.events.append(("resource", response.urn, request.parent))
         former = [alias.spec.type for alias in request.aliases if alias.HasField("spec") and alias.spec.type]

@@ -1,5 +1,6 @@
-"""Adopting a CustomJob started outside the stack (gcloud, the SDK) without a second submission:
-the engine's import reads it through the dynamic provider host, which checks it against the spec."""
+"""Adopting a CustomJob started outside the stack (gcloud, the SDK) without a second submission: a
+job entry's `import:` (the `adopt` input) makes the provider's create, through the dynamic provider
+host, check the job against the spec and adopt it, or fail naming each differing path."""
 
 from __future__ import annotations
 
@@ -32,13 +33,18 @@ def started_with_gcloud(inputs: dict, **changes) -> str:
 def test_a_job_that_matches_its_spec_is_adopted_without_a_submission(host, emulator, program_inputs):
     name = started_with_gcloud(program_inputs)
     emulator.reset_calls()
-    state = deserialize(host.read(URN, name, copy.deepcopy(program_inputs)).properties)
+    created = host.create(URN, {**copy.deepcopy(program_inputs), "adopt": name})
+    assert created.id == name
+    state = deserialize(created.properties)
     assert state["jobName"] == name and state["state"] == "JOB_STATE_QUEUED" and state["attempt"] == 1
     assert state["submissionKey"] == spec.submission_key(program_inputs, 1)
     assert emulator.calls["CreateCustomJob"] == 0 and len(emulator.jobs()) == 1
     # Then it is the resource's job like any other: the next diff plans nothing.
-    assert host.diff(URN, name, state, program_inputs).changes == 1  # DIFF_NONE
-    assert f"imported {name}" in host.log
+    # and dropping `import:` afterwards only updates the knob in place.
+    assert host.diff(URN, name, state, {**program_inputs, "adopt": name}).changes == 1  # DIFF_NONE
+    dropped = host.diff(URN, name, state, program_inputs)
+    assert dropped.changes == 2 and list(dropped.replaces) == []  # DIFF_SOME, no replacement
+    assert f"adopted {name}" in host.log
 
 
 def test_a_job_that_differs_from_its_spec_is_refused_naming_each_path(host, emulator, program_inputs):
@@ -47,9 +53,9 @@ def test_a_job_that_differs_from_its_spec_is_refused_naming_each_path(host, emul
     inputs["jobSpec"]["workerPoolSpecs"][0]["machineSpec"]["machineType"] = "n1-highmem-8"
     inputs["displayName"] = "another-name"
     with pytest.raises(grpc.RpcError) as refused:
-        host.read(URN, name, inputs)
+        host.create(URN, {**inputs, "adopt": name})
     said = refused.value.details()
-    assert f"cannot import {name}: it is not the job its spec declares" in said
+    assert f"cannot adopt {name}: it is not the job its spec declares" in said
     assert "jobSpec.workerPoolSpecs[0].machineSpec.machineType: 'n1-standard-4' in Vertex, 'n1-highmem-8' in the config" in said
     assert "displayName:" in said and "Traceback" not in said
     assert emulator.calls["CreateCustomJob"] == 1  # gcloud's only
@@ -58,5 +64,27 @@ def test_a_job_that_differs_from_its_spec_is_refused_naming_each_path(host, emul
 def test_a_job_that_does_not_exist_is_refused(host, emulator, program_inputs):
     name = f"{spec.parent(program_inputs)}/customJobs/123"
     with pytest.raises(grpc.RpcError) as refused:
-        host.read(URN, name, copy.deepcopy(program_inputs))
+        host.create(URN, {**copy.deepcopy(program_inputs), "adopt": name})
     assert "no such job in Vertex AI" in refused.value.details()
+    assert emulator.calls["CreateCustomJob"] == 0
+
+
+def test_the_import_option_in_code_is_the_adopt_input_not_the_engines_import():
+    """`SpotTrainingJob(..., opts=ResourceOptions(import_=name))` registers `adopt` and no import id: the
+    engine's import would read the job with its id alone, which the SDK's dynamic provider host cannot serve."""
+    import pulumi
+
+    from components.spot_job.resource import SpotTrainingJob, SpotTrainingJobArgs
+    from tests.program import render_components
+
+    name = "projects/acme-ml-dev/locations/us-central1/customJobs/8123456789012345678"
+
+    body = spec.request_body(one_job_inputs())  # renders the program itself: before this render
+
+    def build() -> None:
+        SpotTrainingJob("by-hand", SpotTrainingJobArgs.from_custom_job(body), opts=pulumi.ResourceOptions(import_=name))
+
+    recorder = render_components(build)
+    [registered] = recorder.of_type("SpotTrainingJob")
+    assert registered.inputs["adopt"] == name
+    assert recorder.import_ids["by-hand"] == ""

@@ -28,7 +28,7 @@ from pulumi.runtime import rpc
 from . import adoption, decision, defaults, host, redaction, reporting, resubmission, spec, values
 from .errors import UserError, reported_cleanly
 from .job_name import JobName
-from .resource_state import OUTPUT_FIELDS, JobState
+from .resource_state import JobState
 
 if TYPE_CHECKING:
     from . import submission
@@ -72,6 +72,9 @@ class SpotTrainingJobProvider(ResourceProvider):
     def create(self, props: dict[str, Any]) -> CreateResult:
         spec.require_valid(props)
         _report_to_stderr()
+        if props.get("adopt"):  # a job started outside the stack: adopted once it matches the spec, never submitted
+            adopted = _adopted(props["adopt"], props)
+            return CreateResult(adopted["jobName"], adopted)
         from . import submission
 
         place = resubmission.placement_after(0, props)
@@ -83,8 +86,6 @@ class SpotTrainingJobProvider(ResourceProvider):
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
         from . import vertex
 
-        if not any(key in props for key in OUTPUT_FIELDS):  # no outputs yet: an import of a job made elsewhere
-            return ReadResult(id_, _imported(id_, props))
         state = JobState.of(props, id_)
         job = vertex.JobService(state.job.location, props.get("quotas")).get(str(state.job))
         if job is None:
@@ -152,28 +153,28 @@ class SpotTrainingJobProvider(ResourceProvider):
             vertex.JobService(past.location, props.get("quotas")).delete(str(past), timeout)
 
 
-def _imported(id_: str, inputs: dict[str, Any]) -> dict[str, Any]:
-    """The state of the job `id_` (its full name) adopted by an import, once it is checked against the
-    resource's spec: only when they agree (adoption.py)."""
+def _adopted(id_: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    """The state of the job `id_` (its full name), started outside the stack, once it is checked against
+    the resource's spec: only when they agree (adoption.py); else an error naming each differing path."""
     from . import vertex
 
     label = inputs.get("displayName") or id_
     try:
         name = JobName.parse(id_)
     except ValueError as error:
-        raise UserError(f"{label}: cannot import: {error}") from None
+        raise UserError(f"{label}: cannot adopt (adopt, the job entry's import): {error}") from None
     job = vertex.JobService(name.location, inputs.get("quotas")).get(str(name))
     if job is None:
-        raise UserError(f"{label}: cannot import {name}: no such job in Vertex AI (deleted, or another project or region)")
+        raise UserError(f"{label}: cannot adopt {name}: no such job in Vertex AI (deleted, or another project or region)")
     found = adoption.differences(inputs, job)
     if found:
         raise UserError(
-            f"{label}: cannot import {name}: it is not the job its spec declares. Where they differ:\n  "
+            f"{label}: cannot adopt {name}: it is not the job its spec declares. Where they differ:\n  "
             + "\n  ".join(found)
-            + "\nMake the spec match the job to adopt it, or drop `import` to submit the spec as a new job."
+            + "\nMake the spec match the job to adopt it, or drop `import` (`adopt`) to submit the spec as a new job."
         )
     _report_to_stderr()
-    log.info("%s: imported %s (%s) without submitting it", label, name, job.get("state"))
+    log.info("%s: adopted %s (%s), started outside the stack, without submitting it", label, name, job.get("state"))
     strategy = ((job.get("jobSpec") or {}).get("scheduling") or {}).get("strategy")
     state = JobState.observed(
         job, key=spec.submission_key(inputs, 1), strategy=strategy, attempt=1, history=(), home=inputs.get("location") or ""

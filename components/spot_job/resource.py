@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -43,6 +44,10 @@ class SpotTrainingJobArgs:
     # prefixes; an image URI starting with `from` is submitted starting with `to` in `location`
     # (the team's replica repositories, ContainerRepository.mirrors).
     image_mirrors: pulumi.Input[list[Mapping[str, pulumi.Input[str]]]] | None = None
+    # The full name of a CustomJob started outside the stack (gcloud, the SDK) that the resource adopts,
+    # checked against the spec, instead of submitting one (adoption.py). The resource option `import_`
+    # on a SpotTrainingJob means the same.
+    adopt: pulumi.Input[str] | None = None
 
     def inputs(self, project: Any, location: Any, display_name: Any) -> dict[str, Any]:
         """The resource's inputs, with these defaults for the unset ones."""
@@ -64,6 +69,7 @@ class SpotTrainingJobArgs:
             "replaceOrder": self.replace_order,
             "quotas": self.quotas,
             "imageMirrors": self.image_mirrors,
+            "adopt": self.adopt,
         }
 
     @staticmethod
@@ -174,6 +180,13 @@ class SpotTrainingJob(pulumi.dynamic.Resource, module="spot-training", name="Spo
         return _output(self, "history")
 
     def __init__(self, name: str, args: SpotTrainingJobArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        if opts is not None and opts.import_:
+            # The engine's import reads a resource with its id alone, and the dynamic provider host
+            # cannot serve a read without the resource's `__provider` (a KeyError in the SDK's host,
+            # seen under the CLI v3.274.0): the provider's create adopts the job instead.
+            args = dataclasses.replace(args, adopt=opts.import_)
+            opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions())
+            opts.import_ = None
         gcp = pulumi.Config("gcp")
         props: dict[str, Any] = {
             **args.inputs(project=gcp.get("project"), location=gcp.get("region"), display_name=name),

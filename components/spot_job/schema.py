@@ -46,6 +46,7 @@ MESSAGES: dict[str, dict[str, object]] = {
         "secretPaths": list_of(STRING),
         "quotas": "Quotas",
         "imageMirrors": list_of("ImageMirror"),
+        "adopt": STRING,
     },
     # An image source in another region: a URI starting with `from` is pulled from `to` in `location`.
     "ImageMirror": {"location": STRING, "from": STRING, "to": STRING},

@@ -42,6 +42,8 @@ KNOB_FIELDS = (
     "quotas",
     # Where an attempt in another region pulls its images from (the team's replica repositories).
     "imageMirrors",
+    # A job started outside the stack that `create` adopts instead of submitting (adoption.py).
+    "adopt",
 )
 
 # Where a worker pool names its image: each task's (field, image field).

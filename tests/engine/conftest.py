@@ -5,8 +5,6 @@ from tests.engine.project import PULUMI, EngineProject
 from tests.engine.stack import CONFIG, STACK
 
 
-
-
 @pytest.fixture
 def engine_project(tmp_path, monkeypatch):
     """The project with a small stack of its own under the real CLI, against a fresh emulator."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+import yaml
 
 from tests.cli_runner import spot_training
 from tests.engine.stack import STACK
@@ -62,7 +63,10 @@ def test_a_secret_leaf_hides_its_whole_list_in_the_engine_and_the_providers_line
     job = next(r for r in state["deployment"]["resources"] if r["type"].endswith("SpotTrainingJob") and "resnet" in r["urn"])
     assert "ciphertext" in json.dumps(job["inputs"]["jobSpec"]["workerPoolSpecs"])  # the whole list, as documented
 
-    project.cli("config", "set", "--path", PATH.replace("env[1].value", "args[0]"), "--epochs=2")
+    # The spec edited in the stack file, as a pull request would (its secure leaf left as it is).
+    config = yaml.safe_load(project.stack_file.read_text())
+    config["config"]["spot-training:teams"]["vision"]["jobs"]["resnet"]["workerPoolSpecs"][0]["containerSpec"]["args"] = ["--epochs=2"]
+    project.stack_file.write_text(yaml.safe_dump(config, sort_keys=False))
     lines: list[str] = []
     stack.preview(diff=True, color="never", on_output=lines.append, on_error=lines.append)
     printed = "\n".join(lines)
