@@ -63,7 +63,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from google.api_core import exceptions
-from google.api_core import retry as retries
 from google.protobuf import timestamp_pb2
 
 from . import defaults, labels, resubmission, spec, states, vertex
@@ -183,11 +182,9 @@ def _create(lookup: _Lookup, parent: str, location: str, body: dict[str, Any]) -
             raise _CreateAgain(f"no job of submission key {lookup.key} appeared within {settle:.0f}s")
         return landed, True
 
-    again = retries.Retry(
-        predicate=retries.if_exception_type(_CreateAgain, exceptions.ResourceExhausted),
-        initial=vertex.BACKOFF.initial,
-        maximum=vertex.BACKOFF.maximum,
-        multiplier=vertex.BACKOFF.multiplier,
+    again = vertex.BACKOFF.retry(
+        _CreateAgain,
+        exceptions.ResourceExhausted,
         timeout=vertex.SUBMIT_DEADLINE,
         on_error=lambda error: log.warning("%s: submitting again: %s", lookup.label, error),
     )
@@ -211,13 +208,7 @@ def _settle(lookup: _Lookup, location: str, settle: float) -> dict[str, Any] | N
             raise _NotSeen()
         return copies[0]
 
-    polling = retries.Retry(
-        predicate=retries.if_exception_type(_NotSeen),
-        initial=SETTLE_POLL.initial,
-        maximum=SETTLE_POLL.maximum,
-        multiplier=SETTLE_POLL.multiplier,
-        timeout=settle,
-    )
+    polling = SETTLE_POLL.retry(_NotSeen, timeout=settle)
     deadline = time.monotonic() + settle
     try:
         return polling(look)()

@@ -61,6 +61,19 @@ class Pace:
     maximum: float
     multiplier: float
 
+    def retry(
+        self, *errors: type[Exception], timeout: float, on_error: Callable[[Exception], None] | None = None
+    ) -> retries.Retry:
+        """google-api-core's Retry at this pace, of `errors`, for `timeout` seconds in all."""
+        return retries.Retry(
+            predicate=retries.if_exception_type(*errors),
+            initial=self.initial,
+            maximum=self.maximum,
+            multiplier=self.multiplier,
+            timeout=timeout,
+            on_error=on_error,
+        )
+
 
 BACKOFF = Pace(initial=1.0, maximum=32.0, multiplier=2.0)  # after a transient error
 # While waiting on a job: quick at first, then every 15 s, well inside the
@@ -91,14 +104,7 @@ def _log_retry(error: Exception) -> None:
 
 
 def _transient_retry(deadline: float) -> retries.Retry:
-    return retries.Retry(
-        predicate=retries.if_exception_type(*_TRANSIENT),
-        initial=BACKOFF.initial,
-        maximum=BACKOFF.maximum,
-        multiplier=BACKOFF.multiplier,
-        timeout=deadline,
-        on_error=_log_retry,
-    )
+    return BACKOFF.retry(*_TRANSIENT, timeout=deadline, on_error=_log_retry)
 
 
 # With the emulator, regions may be served at addresses of their own:
@@ -320,13 +326,7 @@ class JobService:
                 raise _StillActive(job.get("state"))
             return job
 
-        backoff = retries.Retry(
-            predicate=retries.if_exception_type(_StillActive),
-            initial=POLL.initial,
-            maximum=POLL.maximum,
-            multiplier=POLL.multiplier,
-            timeout=timeout,
-        )
+        backoff = POLL.retry(_StillActive, timeout=timeout)
         try:
             job = backoff(poll)()
         except exceptions.RetryError:
