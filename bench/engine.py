@@ -18,7 +18,11 @@ stack on a file backend:
 - the Vertex AI calls of the no-change `up`, from the emulator (reads only, is
   the goal).
 
-Run: .venv/bin/python -m bench.engine [--quick] [--sizes 10,100,1000]
+With `--profile N` (bench/profile_engine.py): where the extra `up` time goes, N jobs of each
+kind: every provider call the host serves timed (bench/host_profile), then run again with
+each call and the program's thread under cProfile, and the emulator's own time.
+
+Run: .venv/bin/python -m bench.engine [--quick] [--sizes 10,100,1000] [--profile 100]
 """
 
 from __future__ import annotations
@@ -55,8 +59,10 @@ def job_inputs(i: int) -> dict:
     }
 
 
-def program(kind: str, n: int):
+def program(kind: str, n: int, profile=None):
     def run() -> None:
+        if profile is not None:  # the thread that runs the program and the SDK's event loop, from here on
+            profile.enable()
         if kind == "ours":
             from components.spot_job.resource import SpotTrainingJob, SpotTrainingJobArgs
 
@@ -122,26 +128,63 @@ class HostPeak:
                     continue
 
 
-def one(kind: str, n: int, no_change: bool) -> dict:
-    """One (kind, N) in this process: its figures as a dict."""
+def one(kind: str, n: int, no_change: bool, profile_dir: str | None = None) -> dict:
+    """One (kind, N) in this process: its figures as a dict. With `profile_dir`, what
+    bench.profile_engine reads is written there."""
     from tests.emulator import JobServiceEmulator
     from tests.engine.project import EngineProject
 
     os.environ.setdefault("SPOT_TRAINING_EMULATOR_TIME_SCALE", "1000")
-    with tempfile.TemporaryDirectory() as tmp, JobServiceEmulator() as emulator:
+    apart = os.environ.get("BENCH_EMULATOR_APART") == "1"  # --profile only: no census, no call counts
+    if apart:
+        from bench.profile_engine import EmulatorApart
+    with tempfile.TemporaryDirectory() as tmp, (EmulatorApart() if apart else JobServiceEmulator()) as emulator:
         project = EngineProject(Path(tmp), emulator.address, "bench", {"gcp:project": PROJECT, "gcp:region": REGION})
         for name in ("bench", "offline"):  # the baseline's provider is bench.baseline.BareJobProvider
             (project.dir / name).symlink_to(ROOT / name)
         os.environ.update(project.env)
-        stack = project.stack(program(kind, n))
+        program_profile = None
+        if profile_dir:
+            from bench import profile_engine
+
+            os.environ["PYTHONPATH"] = str(ROOT / "bench" / "host_profile")  # the host's sitecustomize
+            os.environ["BENCH_ENGINE_PROFILE"] = profile_dir
+            program_profile = profile_engine.program_profile()
+            if not apart:
+                profile_engine.time_emulator(emulator)
+        stack = project.stack(program(kind, n, program_profile))
         figures: dict = {"kind": kind, "n": n}
         with HostPeak() as host:
             start = time.perf_counter()
             stack.preview(color="never")
             figures["preview_s"] = time.perf_counter() - start
+            if profile_dir:
+                Path(profile_dir, "calls-preview").mkdir()  # the preview's host calls apart from the up's
+                for f in Path(profile_dir).glob("calls-*.jsonl"):
+                    f.rename(Path(profile_dir, "calls-preview", f.name))
+                for f in Path(profile_dir).glob("*.prof"):
+                    f.unlink()
+                if program_profile is not None:
+                    program_profile.clear()
+                profile_engine.EMULATOR_TIME.clear()
+            figures["up_start"] = time.time()
+            cpu = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
             start = time.perf_counter()
             stack.up(color="never")
             figures["up_s"] = time.perf_counter() - start
+            figures["up_end"] = time.time()
+            # CPU seconds of the `up`: this process (the inline program, the emulator) and the
+            # processes it waited for (the CLI, with the provider host and the stand-in it waited for).
+            figures["up_cpu_s"] = {
+                who: (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+                for who, before, after in zip(("program and emulator", "CLI and plugins"), cpu,
+                                              [resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)])
+            }
+            if profile_dir:
+                figures["emulator_s"] = dict(profile_engine.EMULATOR_TIME)
+                if program_profile is not None:
+                    program_profile.create_stats()
+                    program_profile.dump_stats(str(Path(profile_dir, "program.prof")))
             if no_change:
                 emulator.reset_calls()
                 start = time.perf_counter()
@@ -156,12 +199,13 @@ def one(kind: str, n: int, no_change: bool) -> dict:
         figures["state_bytes_per_job"] = len(json.dumps(jobs)) / n
         # Where a job's state bytes go: its inputs, its outputs, the rest (urn, provider, ...), per key.
         job = jobs[0]
+        figures["one_job"] = job
         figures["state_of_one_job"] = {
             "inputs": {k: len(json.dumps(v)) for k, v in job.get("inputs", {}).items()},
             "outputs": {k: len(json.dumps(v)) for k, v in job.get("outputs", {}).items()},
             "rest": len(json.dumps({k: v for k, v in job.items() if k not in ("inputs", "outputs")})),
         }
-        if kind == "ours":
+        if kind == "ours" and not apart:
             assert len(emulator.jobs()) == n, "every job submitted once"
         return figures
 
@@ -172,9 +216,17 @@ def main() -> None:
     parser.add_argument("--sizes", default="10,100,1000")
     parser.add_argument("--one", nargs=2, metavar=("KIND", "N"), help=argparse.SUPPRESS)
     parser.add_argument("--no-change", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--profile", type=int, metavar="N", help="profile `up` of N jobs of each kind instead")
+    parser.add_argument("--profile-modes", default="timed,apart,profiled", help="of --profile, any of these")
+    parser.add_argument("--profile-dir", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
-        print(json.dumps(one(args.one[0], int(args.one[1]), args.no_change)))
+        print(json.dumps(one(args.one[0], int(args.one[1]), args.no_change, args.profile_dir)))
+        return
+    if args.profile:
+        from bench import profile_engine
+
+        profile_engine.main(args.profile, args.profile_modes)
         return
     sizes = [10] if args.quick else [int(s) for s in args.sizes.split(",")]
     rows = []
