@@ -32,31 +32,19 @@ def test_no_verb_prints_the_verbs_and_exits_2():
     assert "validate" in done.stdout
 
 
-IMPORTING_STACK = """\
-config:
-  gcp:project: acme-ml-dev
-  gcp:region: us-central1
-  spot-training:environment: dev
-  spot-training:teams:
-    vision:
-      members: [group:vision-ml@acme.example]
+# The broken stack's team, with jobs that name a job to adopt (`import:`) in three ways.
+IMPORTING_STACK = BROKEN_STACK.split("      jobs:\n")[0] + """\
       jobs:
         elsewhere:
           import: projects/acme-ml-dev/locations/europe-west4/customJobs/123
-          workerPoolSpecs:
-            - machineSpec: {machineType: n1-standard-4}
-              containerSpec: {imageUri: "us-docker.pkg.dev/acme/x/y@sha256:%s"}
+          workerPoolSpecs: [{machineSpec: {machineType: n1-standard-4}, containerSpec: {imageUri: "%(image)s"}}]
         misnamed:
           import: customJobs/123
-          workerPoolSpecs:
-            - machineSpec: {machineType: n1-standard-4}
-              containerSpec: {imageUri: "us-docker.pkg.dev/acme/x/y@sha256:%s"}
+          workerPoolSpecs: [{machineSpec: {machineType: n1-standard-4}, containerSpec: {imageUri: "%(image)s"}}]
         adopted:
           import: projects/acme-ml-dev/locations/us-central1/customJobs/456
-          workerPoolSpecs:
-            - machineSpec: {machineType: n1-standard-4}
-              containerSpec: {imageUri: "us-docker.pkg.dev/acme/x/y@sha256:%s"}
-""" % (("0" * 64,) * 3)
+          workerPoolSpecs: [{machineSpec: {machineType: n1-standard-4}, containerSpec: {imageUri: "%(image)s"}}]
+""" % {"image": "us-docker.pkg.dev/acme/x/y@sha256:" + "0" * 64}
 
 
 def test_an_import_that_cannot_be_a_job_of_this_entry_is_an_error_by_path(tmp_path):

@@ -38,6 +38,26 @@ def _pulumi_cli(driver: subprocess.Popen) -> int:
     raise AssertionError("no pulumi process under the driver")
 
 
+def _up_interrupted(project, emulator, sig: signal.Signals, answer_after: float) -> str:
+    """`pulumi up` in a process of its own, sent `sig` once both its creates reached Vertex AI, which
+    takes each at once and answers `answer_after` seconds late; what the CLI printed."""
+    emulator.delay("CreateCustomJob", answer_after, after_apply=True)
+    driver = subprocess.Popen(
+        [sys.executable, "-m", "tests.engine.drive_up", str(project.dir), project.stack_name],
+        cwd=ROOT, env=os.environ.copy(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    try:
+        _wait(lambda: emulator.calls["CreateCustomJob"] >= 2 or driver.poll() is not None, "both submissions")
+        assert driver.poll() is None, driver.stdout.read()
+        os.kill(_pulumi_cli(driver), sig)
+        printed, _ = driver.communicate(timeout=120)
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+    emulator.clear_faults()
+    return printed
+
+
 def _wait(condition, what: str, timeout: float = 120) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
@@ -50,20 +70,7 @@ def test_up_killed_during_the_creates_then_up_again_leaves_one_job_each_all_in_s
     project, emulator = engine_project, engine_project.emulator
     project.stack()  # stack init
     # Vertex AI takes each submission but answers late: the CLI is killed while both creates wait.
-    emulator.delay("CreateCustomJob", 60, after_apply=True)
-    driver = subprocess.Popen(
-        [sys.executable, "-m", "tests.engine.drive_up", str(project.dir), project.stack_name],
-        cwd=ROOT, env=os.environ.copy(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )
-    try:
-        _wait(lambda: emulator.calls["CreateCustomJob"] >= 2 or driver.poll() is not None, "both submissions")
-        assert driver.poll() is None, driver.stdout.read()
-        os.kill(_pulumi_cli(driver), signal.SIGKILL)
-        killed_output, _ = driver.communicate(timeout=60)
-    finally:
-        if driver.poll() is None:
-            driver.kill()
-    emulator.clear_faults()
+    _up_interrupted(project, emulator, signal.SIGKILL, answer_after=60)
     submitted = {j.name for j in emulator.jobs()}
     assert len(submitted) == 2
     pending = project.export()["deployment"].get("pending_operations") or []
@@ -95,20 +102,7 @@ def test_up_killed_during_the_creates_then_up_again_leaves_one_job_each_all_in_s
 def test_ctrl_c_during_up_lets_the_creates_finish_and_leaves_state_consistent(engine_project):
     project, emulator = engine_project, engine_project.emulator
     project.stack()
-    emulator.delay("CreateCustomJob", 3, after_apply=True)  # in flight when Ctrl-C comes
-    driver = subprocess.Popen(
-        [sys.executable, "-m", "tests.engine.drive_up", str(project.dir), project.stack_name],
-        cwd=ROOT, env=os.environ.copy(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )
-    try:
-        _wait(lambda: emulator.calls["CreateCustomJob"] >= 2 or driver.poll() is not None, "both submissions")
-        assert driver.poll() is None, driver.stdout.read()
-        os.kill(_pulumi_cli(driver), signal.SIGINT)
-        interrupted, _ = driver.communicate(timeout=120)
-    finally:
-        if driver.poll() is None:
-            driver.kill()
-    emulator.clear_faults()
+    interrupted = _up_interrupted(project, emulator, signal.SIGINT, answer_after=3)  # creates in flight at Ctrl-C
 
     # The engine's graceful stop waited for the creates in flight and recorded them; no lock, nothing pending.
     deployment = project.export()["deployment"]
