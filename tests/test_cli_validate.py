@@ -33,18 +33,19 @@ def test_no_verb_prints_the_verbs_and_exits_2():
 
 
 # The broken stack's team, with jobs that name a job to adopt (`import:`) in three ways.
-IMPORTING_STACK = BROKEN_STACK.split("      jobs:\n")[0] + """\
+_POOLS = '[{machineSpec: {machineType: n1-standard-4}, containerSpec: {imageUri: "us-docker.pkg.dev/acme/x/y@sha256:%s"}}]' % ("0" * 64)
+IMPORTING_STACK = BROKEN_STACK.split("      jobs:\n")[0] + f"""\
       jobs:
         elsewhere:
           import: projects/acme-ml-dev/locations/europe-west4/customJobs/123
-          workerPoolSpecs: [{machineSpec: {machineType: n1-standard-4}, containerSpec: {imageUri: "%(image)s"}}]
+          workerPoolSpecs: {_POOLS}
         misnamed:
           import: customJobs/123
-          workerPoolSpecs: [{machineSpec: {machineType: n1-standard-4}, containerSpec: {imageUri: "%(image)s"}}]
+          workerPoolSpecs: {_POOLS}
         adopted:
           import: projects/acme-ml-dev/locations/us-central1/customJobs/456
-          workerPoolSpecs: [{machineSpec: {machineType: n1-standard-4}, containerSpec: {imageUri: "%(image)s"}}]
-""" % {"image": "us-docker.pkg.dev/acme/x/y@sha256:" + "0" * 64}
+          workerPoolSpecs: {_POOLS}
+"""
 
 
 def test_an_import_that_cannot_be_a_job_of_this_entry_is_an_error_by_path(tmp_path):
