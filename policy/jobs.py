@@ -9,6 +9,8 @@ the provider's lifecycle keys (`resubmission.fallback[i].strategy`, ...).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from typing import Any
 
 import stack_settings
 from pulumi_policy import EnforcementLevel, ResourceValidationPolicy, Severity
@@ -174,31 +176,49 @@ def _cmek(args, report_violation) -> None:
         )
 
 
-def _no_credentials_in_env(args, report_violation) -> None:
+def _envs(spec) -> Iterator[tuple[str, list[tuple[int, Any, Any]]]]:
+    """Each known env list of the spec's pools: (its path, [(index, name, value)] of its known entries).
+    A part computed at deploy time is skipped: it is checked when `up` knows it."""
     try:
-        pools = items(mapping(args.props.get("jobSpec")).get("workerPoolSpecs"))
+        pools = items(spec.get("workerPoolSpecs"))
     except UnknownValueError:
-        return  # the whole spec is computed; it is checked when `up` knows it
+        return
     for i, pool in enumerate(pools):
         for task in ("containerSpec", "pythonPackageSpec"):
             try:
                 env = items(mapping(mapping(pool).get(task)).get("env"))
             except UnknownValueError:
                 continue
+            known = []
             for j, var in enumerate(env):
                 try:
-                    name, value = mapping(var).get("name"), mapping(var).get("value")
+                    name = mapping(var).get("name")
                 except UnknownValueError:
-                    continue  # a value computed at deploy time is not a literal
-                if not isinstance(value, str) or not value:
                     continue
-                where = f"jobSpec.workerPoolSpecs[{i}].{task}.env[{j}] ({name})"
-                # Never quote the value: this message is printed in every preview.
-                shape = next((kind for kind, pattern in _TOKEN_SHAPES if pattern.search(value)), None)
-                if shape is not None:
-                    report_violation(f"{where} holds what looks like {shape}: {_USE_SECRET_MANAGER}")
-                elif isinstance(name, str) and _CREDENTIAL_NAME.search(name) and not _SECRET_MANAGER_NAME.match(value):
-                    report_violation(f"{where} is a literal value, and its name says credential: {_USE_SECRET_MANAGER}")
+                try:
+                    value = mapping(var).get("value")
+                except UnknownValueError:
+                    value = None  # computed at deploy time
+                known.append((j, name, value))
+            yield f"jobSpec.workerPoolSpecs[{i}].{task}.env", known
+
+
+def _no_credentials_in_env(args, report_violation) -> None:
+    try:
+        spec = mapping(args.props.get("jobSpec"))
+    except UnknownValueError:
+        return  # the whole spec is computed; it is checked when `up` knows it
+    for path, env in _envs(spec):
+        for j, name, value in env:
+            if not isinstance(value, str) or not value:
+                continue  # a value computed at deploy time is not a literal
+            where = f"{path}[{j}] ({name})"
+            # Never quote the value: this message is printed in every preview.
+            shape = next((kind for kind, pattern in _TOKEN_SHAPES if pattern.search(value)), None)
+            if shape is not None:
+                report_violation(f"{where} holds what looks like {shape}: {_USE_SECRET_MANAGER}")
+            elif isinstance(name, str) and _CREDENTIAL_NAME.search(name) and not _SECRET_MANAGER_NAME.match(value):
+                report_violation(f"{where} is a literal value, and its name says credential: {_USE_SECRET_MANAGER}")
 
 
 def _spec_advice(args, report_violation) -> None:
@@ -206,29 +226,18 @@ def _spec_advice(args, report_violation) -> None:
     (docs/rules.md, "The project's own choices"), so it lives here and not among the resource's rules."""
     try:
         spec = mapping(args.props.get("jobSpec"))
-        pools = items(spec.get("workerPoolSpecs"))
         scheduling = mapping(spec.get("scheduling"))
     except UnknownValueError:
         return  # the whole spec is computed; it is checked when `up` knows it
-    for i, pool in enumerate(pools):
-        for task in ("containerSpec", "pythonPackageSpec"):
-            try:
-                env = items(mapping(mapping(pool).get(task)).get("env"))
-            except UnknownValueError:
-                continue
-            seen: set[str] = set()
-            for j, var in enumerate(env):
-                try:
-                    name = mapping(var).get("name")
-                except UnknownValueError:
-                    continue
-                if isinstance(name, str) and name in seen:
-                    report_violation(
-                        f"jobSpec.workerPoolSpecs[{i}].{task}.env[{j}] sets {name} a second time; "
-                        "the API documents no order between the two: set it once"
-                    )
-                if isinstance(name, str):
-                    seen.add(name)
+    for path, env in _envs(spec):
+        seen: set[str] = set()
+        for j, name, _ in env:
+            if isinstance(name, str) and name in seen:
+                report_violation(
+                    f"{path}[{j}] sets {name} a second time; the API documents no order between the two: set it once"
+                )
+            if isinstance(name, str):
+                seen.add(name)
     try:
         strategy = scheduling.get("strategy") or DEFAULT_STRATEGY
         if scheduling.get("maxWaitDuration") and strategy != "FLEX_START":

@@ -114,3 +114,13 @@ def one_job_inputs() -> dict:
     [job] = render(config).of_type("SpotTrainingJob")
     # The team's defaults are Outputs resolved by the engine; the mocks resolve them alike.
     return dict(job.inputs)
+
+
+def modules_imported_by(statement: str, modules: tuple[str, ...]) -> list[str]:
+    """Which of `modules` a fresh interpreter has imported after running `statement` from the project root."""
+    import subprocess
+    import sys
+
+    probe = f"import sys\n{statement}\nprint('\\n'.join(m for m in {modules!r} if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    return sorted(out.split())

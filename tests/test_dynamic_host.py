@@ -114,17 +114,10 @@ def test_a_job_cancelled_by_someone_else_gets_a_preview_warning_with_its_console
 
 def test_the_provider_module_imports_without_the_google_client_or_resources():
     """The host re-imports the provider for every job: it must stay light and side-effect free."""
-    import subprocess
-    import sys
+    from tests.program import modules_imported_by
 
-    from tests.program import ROOT
-
-    probe = (
-        "import sys, components.spot_job.provider as p\n"
-        "print(sorted(m for m in ('google.cloud.aiplatform_v1', 'pulumi_gcp', 'components.spot_job.resource') if m in sys.modules))"
-    )
-    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "[]"
+    heavy = ("google.cloud.aiplatform_v1", "pulumi_gcp", "components.spot_job.resource")
+    assert modules_imported_by("import components.spot_job.provider", heavy) == []
 
 
 def test_a_host_killed_before_the_answer_arrived_leaves_one_job_which_the_rerun_adopts(emulator, program_inputs):

@@ -200,17 +200,10 @@ def test_two_members_of_one_team_deriving_one_grant_name_is_an_error_naming_both
 
 def test_reading_the_config_imports_neither_the_google_sdk_nor_the_job_provider():
     """The CLI's `validate` and the policy pack read the config alone: what it imports they pay for, every run."""
-    import subprocess
-    import sys
+    from tests.program import modules_imported_by
 
-    from tests.program import ROOT
-
-    probe = (
-        "import sys, stack_config\n"
-        "print(sorted(m for m in ('pulumi_gcp', 'components.spot_job.provider', 'components.spot_job.resource', 'components.team') if m in sys.modules))"
-    )
-    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "[]"
+    heavy = ("pulumi_gcp", "components.spot_job.provider", "components.spot_job.resource", "components.team")
+    assert modules_imported_by("import stack_config", heavy) == []
 
 
 def test_each_job_is_validated_once_in_the_program_and_registered_as_validated(monkeypatch):
