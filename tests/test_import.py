@@ -61,6 +61,20 @@ def test_a_job_that_differs_from_its_spec_is_refused_naming_each_path(host, emul
     assert emulator.calls["CreateCustomJob"] == 1  # gcloud's only
 
 
+def test_a_secret_value_that_differs_is_named_never_shown(host, emulator, program_inputs):
+    inputs = copy.deepcopy(program_inputs)
+    container = inputs["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]
+    container["env"] = [{"name": "HF_TOKEN", "value": "hf_the-one-set-by-hand-0000"}]
+    name = started_with_gcloud(inputs)
+    container["env"][0]["value"] = "hf_the-one-in-the-config-1111"
+    inputs["secretPaths"] = ["jobSpec.workerPoolSpecs[0].containerSpec.env[0].value"]
+    with pytest.raises(grpc.RpcError) as refused:
+        host.create(URN, {**inputs, "adopt": name})
+    said = refused.value.details()
+    assert "jobSpec.workerPoolSpecs[0].containerSpec.env[0].value: [secret] differs" in said
+    assert "hf_the-one" not in said and "hf_the-one" not in host.log
+
+
 def test_a_job_that_does_not_exist_is_refused(host, emulator, program_inputs):
     name = f"{spec.parent(program_inputs)}/customJobs/123"
     with pytest.raises(grpc.RpcError) as refused:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import spec
+from . import property_paths, redaction, spec
 from .job_name import JobName
 
 # Compared where the config sets them; `labels` is left out (see above).
@@ -38,8 +38,12 @@ def differences(inputs: dict[str, Any], job: dict[str, Any]) -> list[str]:
     """One line per path where the config's spec (`inputs`) and the job differ, in canonical form."""
     want = spec.job_definition({key: inputs.get(key) for key in COMPARED})
     have = spec.job_definition(as_inputs(job))
+    # A value at a secret path is named, never shown: neither the config's nor the one Vertex holds.
+    secret = redaction.paths(inputs)
     return [
-        f"{path}: {_show(theirs)} in Vertex, {_show(ours)} in the config"
+        f"{path}: {redaction.PLACEHOLDER} differs"
+        if any(property_paths.is_within(path, s) for s in secret)
+        else f"{path}: {_show(theirs)} in Vertex, {_show(ours)} in the config"
         for path, ours, theirs in _unequal(want, have, "")
     ]
 
