@@ -136,6 +136,20 @@ def assess(record: dict[str, Any] | None, job_id: str, earlier: Sequence[str], u
     return Progress(job_id, None, note=f"{uri} was written by {whose}, not by an attempt of this job")
 
 
+def reported(record: dict[str, Any] | None, job_id: str) -> Progress | None:
+    """What the record says of the job `job_id` (the writer, or one of its `attempts`), running or
+    ended; None when it says nothing of it. For `spot-training status`."""
+    if record is None:
+        return None
+    entries = [record, *(e for e in record.get("attempts") or [] if isinstance(e, dict))]
+    for entry in entries:
+        if str(entry.get("jobId") or "") == job_id:
+            step, start = as_int(entry.get("step")), as_int(entry.get("startStep"))
+            made = None if step is None or start is None else step > start
+            return Progress(job_id, made, step, start, as_int(entry.get("totalSteps", record.get("totalSteps"))))
+    return None
+
+
 def stalled(progress: Sequence[Progress | None], limit: int) -> bool:
     """Whether the last `limit` attempts (oldest first in `progress`) all made no progress, as known."""
     if limit <= 0 or len(progress) < limit:

@@ -18,11 +18,13 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Sequence
+from typing import Any
 
 from google.api_core import exceptions
 
 from . import progress
 from .progress import Progress
+from .vertex import EMULATOR_HOST_ENV
 
 log = logging.getLogger("spot-training")
 
@@ -35,24 +37,32 @@ def read(uri: str | None, project: str, job_id: str, earlier: Sequence[str]) -> 
     """The progress of the ended attempt `job_id`, from the record at `uri` (progress.record_uri)."""
     if uri is None:
         return Progress(job_id, None, note="the job has no baseOutputDirectory, so no progress record")
-    from .vertex import EMULATOR_HOST_ENV
+    record, why = fetch(uri, project)
+    if why:
+        log.warning("%s; the attempt's progress is unknown", why)
+    return progress.assess(record, job_id, earlier, uri, why_none=why)
 
-    if os.environ.get(EMULATOR_HOST_ENV) and not os.environ.get(STORAGE_EMULATOR_HOST_ENV):
-        return Progress(job_id, None, note=f"not read: {EMULATOR_HOST_ENV} is set and {STORAGE_EMULATOR_HOST_ENV} is not")
+
+def fetch(uri: str, project: str) -> tuple[dict[str, Any] | None, str]:
+    """The record at `uri`, or None and why not ("" when there is simply none)."""
+    if not readable():
+        return None, f"not read: {EMULATOR_HOST_ENV} is set and {STORAGE_EMULATOR_HOST_ENV} is not"
     try:
         data = _download(uri, project)
     except exceptions.NotFound:
-        return progress.assess(None, job_id, earlier, uri)
+        return None, ""
     except Exception as error:  # noqa: BLE001 - unknown, never a failed refresh (see the module's docstring)
         why = " ".join(str(getattr(error, "message", None) or error).split())[:300]
-        log.warning("could not read the progress record %s: %s; the attempt's progress is unknown", uri, why)
-        return progress.assess(None, job_id, earlier, uri, why_none=f"{uri} could not be read: {why}")
+        return None, f"{uri} could not be read: {why}"
     try:
-        record = progress.parse(data, uri)
+        return progress.parse(data, uri), ""
     except ValueError as error:
-        log.warning("%s; the attempt's progress is unknown", error)
-        return progress.assess(None, job_id, earlier, uri, why_none=str(error))
-    return progress.assess(record, job_id, earlier, uri)
+        return None, str(error)
+
+
+def readable() -> bool:
+    """False with the Vertex AI emulator and no Cloud Storage emulator: nothing an emulated job wrote is in a real bucket."""
+    return not (os.environ.get(EMULATOR_HOST_ENV) and not os.environ.get(STORAGE_EMULATOR_HOST_ENV))
 
 
 def _download(uri: str, project: str) -> bytes:
