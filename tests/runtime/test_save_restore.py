@@ -6,7 +6,6 @@ import logging
 import re
 
 import pytest
-
 import spot_runtime
 
 
