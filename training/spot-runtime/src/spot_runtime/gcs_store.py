@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 from spot_runtime.errors import CheckpointError
@@ -9,7 +10,8 @@ from spot_runtime.errors import CheckpointError
 
 def _client() -> Any:
     try:
-        from google.cloud import storage
+        # Optional (the [gcs] extra), and typed as Any here: the runtime's types do not depend on it.
+        storage = importlib.import_module("google.cloud.storage")
     except ImportError:
         raise CheckpointError(
             "a gs:// checkpoint dir without the /gcs mount needs google-cloud-storage: "
