@@ -131,3 +131,12 @@ def test_other_entries_in_the_checkpoint_dir_are_left_alone(place):
     ckpt.save(100, files(100))
     ckpt.save(200, files(200))
     assert {"notes/readme.txt", "step-12/model.npz"} <= place.keys()
+
+
+def test_when_every_checkpoint_is_corrupt_the_restore_says_training_starts_over(place, caplog):
+    ckpt = place.checkpointer()
+    ckpt.save(100, files(100))
+    place.write("step-000000000100/MANIFEST.json", b"[]")
+    with caplog.at_level(logging.WARNING, logger="spot_runtime"):
+        assert place.checkpointer().restore() is None
+    assert "not a JSON object" in caplog.text and "(1 corrupt): training starts at step 0" in caplog.text
