@@ -253,5 +253,9 @@ class Checkpointer:
             if kept < self.keep and self._complete_by_listing(step):
                 kept += 1
                 continue
-            log.info("removing checkpoint %s", self.store.describe(folder_name(step)))
-            self.store.delete_folder(folder_name(step))
+            folder = folder_name(step)
+            log.info("removing checkpoint %s", self.store.describe(folder))
+            # The manifest first: a prune cut off halfway leaves an incomplete folder, skipped
+            # quietly and removed by the next prune, never a manifest whose files are gone.
+            self.store.delete(f"{folder}/{MANIFEST}")
+            self.store.delete_folder(folder)
