@@ -120,6 +120,7 @@ class Checkpointer:
 
     def latest(self) -> Restored | None:
         """The newest complete checkpoint; incomplete and corrupt ones are skipped (with a warning)."""
+        unusable = 0
         for step in self.steps():
             folder = folder_name(step)
             if self.store.read(f"{folder}/{MANIFEST}") is None:
@@ -128,7 +129,12 @@ class Checkpointer:
             try:
                 return self.load(step)
             except CheckpointError as error:
+                unusable += 1
                 log.warning("skipping checkpoint: %s; trying the next older one", error)
+        if unusable:
+            # Not an error (the contract: only load(step) of a bad one raises), but never quiet:
+            # training starts over although checkpoints were there.
+            log.warning("no usable checkpoint in %s (%d corrupt): training starts at step 0", self.location, unusable)
         return None
 
     def restore(self) -> Restored | None:
@@ -247,5 +253,9 @@ class Checkpointer:
             if kept < self.keep and self._complete_by_listing(step):
                 kept += 1
                 continue
-            log.info("removing checkpoint %s", self.store.describe(folder_name(step)))
-            self.store.delete_folder(folder_name(step))
+            folder = folder_name(step)
+            log.info("removing checkpoint %s", self.store.describe(folder))
+            # The manifest first: a prune cut off halfway leaves an incomplete folder, skipped
+            # quietly and removed by the next prune, never a manifest whose files are gone.
+            self.store.delete(f"{folder}/{MANIFEST}")
+            self.store.delete_folder(folder)
