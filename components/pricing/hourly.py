@@ -60,4 +60,4 @@ def hourly(job_spec: Mapping[str, Any], region: str, strategy: str | None, table
                 total += replicas * units * price.usd_per_hour
     if missing:
         return Hourly(None, tuple(dict.fromkeys(missing)))
-    return Hourly(round(total, 6))
+    return Hourly(round(total, 10))  # no float dust; more places than any price has
