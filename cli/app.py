@@ -12,7 +12,7 @@ import sys
 
 import typer
 
-from cli import cancel, diff, logs, output, policy, render, status, sweep, validate
+from cli import cancel, diff, logs, output, policy, render, report, status, sweep, validate
 
 app = typer.Typer(
     name="spot-training",
@@ -25,11 +25,11 @@ app = typer.Typer(
 
 @app.callback()
 def _verbs() -> None:
-    """Validate, render, check policy, diff, and watch the Spot training jobs of a stack."""
+    """Validate, render, check policy, diff, watch and cost the Spot training jobs of a stack."""
 
 
 # Each verb module registers its own command; add a module here to add a verb.
-for verb in (validate, render, policy, diff, status, cancel, logs, sweep):
+for verb in (validate, render, policy, diff, status, report, cancel, logs, sweep):
     verb.register(app)
 
 

@@ -78,7 +78,9 @@ def diff(
     print(f"stack {stack}: the working tree against {shown} ({short})" if shown != short else f"stack {stack}: the working tree against {short}")
     if gone is not None:
         print(f"stacks/Pulumi.{stack}.yaml is gone from the working tree: every job of {ref} is removed")
-    print(report(old or {}, new))
+    from stack_config.prices import table
+
+    print(report(old or {}, new, table(stack)))
 
 
 # --- the two renders ---------------------------------------------------------------
@@ -188,7 +190,66 @@ def _commit(repo: Path, ref: str) -> str:
 # --- the report ----------------------------------------------------------------------
 
 
-def report(old: dict[str, dict[str, Any]], new: dict[str, dict[str, Any]]) -> str:
+def report(old: dict[str, dict[str, Any]], new: dict[str, dict[str, Any]], price_table: Any = None) -> str:
+    """The changes job by job, then (with `price_table`) the change in each job's price per hour."""
+    text = _changes(old, new)
+    return text if price_table is None else f"{text}\n\n{price_change(old, new, price_table)}"
+
+
+PRICE_TITLE = (
+    "price per hour (USD, on each job's own strategy and region, every replica of every pool; both sides priced "
+    "by this checkout's table and spot-training:prices, docs/costs.md):"
+)
+
+
+def price_change(old: dict[str, dict[str, Any]], new: dict[str, dict[str, Any]], price_table: Any) -> str:
+    """Each job whose price per hour the change moves, before → after and by how much; then
+    the stack's total over the jobs whose prices are known on both sides."""
+    lines = [PRICE_TITLE]
+    before_total = after_total = 0.0
+    unknown = []
+    for name in sorted(set(old) | set(new)):
+        before = _hourly(old.get(name), price_table)
+        after = _hourly(new.get(name), price_table)
+        if any(side is not None and side.usd is None for side in (before, after)):
+            unknown.append(name)
+        else:  # an absent side (added, removed) costs nothing per hour
+            before_total += before.usd if before is not None else 0.0
+            after_total += after.usd if after is not None else 0.0
+        if before == after:
+            continue
+        lines.append(f"  {name}: {_price(before)} → {_price(after)}{_delta(before, after)}")
+    if len(lines) == 1:
+        lines.append("  no job's price per hour changes")
+    total = f"total of the jobs priced on both sides: ${before_total:.4f}/h → ${after_total:.4f}/h ({after_total - before_total:+.4f}/h)"
+    lines.append(f"  {total}")
+    if unknown:
+        lines.append(f"  unknown, not in the total: {', '.join(unknown)} (docs/costs.md: set prices in spot-training:prices)")
+    return "\n".join(lines)
+
+
+def _hourly(inputs: dict[str, Any] | None, price_table: Any):
+    from components.pricing.hourly import hourly
+    from components.spot_job import defaults
+
+    if inputs is None:
+        return None
+    spec = inputs.get("jobSpec") or {}
+    strategy = (spec.get("scheduling") or {}).get("strategy") or defaults.DEFAULT_STRATEGY
+    return hourly(spec, inputs.get("location") or "", strategy, price_table)
+
+
+def _price(hourly: Any) -> str:
+    return "none" if hourly is None else hourly.text()
+
+
+def _delta(before: Any, after: Any) -> str:
+    b = 0.0 if before is None else before.usd
+    a = 0.0 if after is None else after.usd
+    return "" if a is None or b is None else f" ({a - b:+.4f}/h)"
+
+
+def _changes(old: dict[str, dict[str, Any]], new: dict[str, dict[str, Any]]) -> str:
     from components.spot_job import spec
 
     lines, added, removed, changed, resubmits, same = [], 0, 0, 0, 0, 0

@@ -25,11 +25,13 @@ from typing import Any
 
 import pulumi
 
+from components.pricing.table import PriceTable
 from components.spot_job import defaults, values
 from components.spot_job.job_name import split_parent
 from offline import table
 from offline.mocks import UNBUILT_DIGEST, OfflineMocks
 from offline.program import SECRET_PLACEHOLDER, UnknownStack, engine_view, run, secure_keys, stack_config
+from stack_config import prices as stack_prices
 
 JOB_TYPE_SUFFIX = "SpotTrainingJob"
 ENDPOINT = "https://{location}-aiplatform.googleapis.com/v1/{parent}/customJobs"
@@ -163,6 +165,57 @@ def ladder(job: RenderedJob) -> str:
     return " → ".join(steps)
 
 
+PRICES_TITLE = (
+    "PRICES (USD per hour, every replica of every worker pool; the cited table of components/pricing/ with the "
+    "stack's spot-training:prices over it, docs/costs.md; unknown where no price is known, never 0)"
+)
+
+
+def placements(job: RenderedJob) -> list[tuple[str, str, str]]:
+    """(what, strategy, location) of the job's own submission, then of each fallback rung the
+    resubmission limit lets it reach, as components/spot_job/resubmission.py places it."""
+    from components.spot_job import resubmission
+
+    location = split_parent(job.parent)[1]
+    inputs = {"jobSpec": job.body["jobSpec"], "location": location, **job.knobs}
+    own = job.body["jobSpec"]["scheduling"].get("strategy") or defaults.DEFAULT_STRATEGY
+    found = [("own", own, location)]
+    if own != "SPOT":
+        return found
+    limit = values.as_int((job.knobs.get("resubmission") or {}).get("maxResubmissions"))
+    limit = defaults.DEFAULT_MAX_RESUBMISSIONS if limit is None else limit
+    for rung in (job.knobs.get("resubmission") or {}).get("fallback") or []:
+        after = values.as_int(rung.get("afterStockouts")) or 0
+        if after <= limit:
+            place = resubmission.placement_after(after, inputs)
+            found.append((f"after {after} stockout{'s' if after != 1 else ''}", place.strategy, place.location))
+    return found
+
+
+def prices(jobs: list[RenderedJob], price_table: PriceTable) -> str:
+    """Each job's price per hour on its strategy, on-demand (STANDARD) in its region, and on each
+    rung of its fallback ladder; then what has no price, so it can be set in spot-training:prices."""
+    from components.pricing.hourly import hourly
+
+    header = ("TEAM", "JOB", "STRATEGY", "PER_HOUR", "ON_DEMAND_PER_HOUR", "LADDER_PER_HOUR")
+    rows, missing = [], []
+    for j in jobs:
+        spec = j.body["jobSpec"]
+        steps = [(what, strategy, where, hourly(spec, where, strategy, price_table)) for what, strategy, where in placements(j)]
+        _, own, location, price = steps[0]
+        on_demand = hourly(spec, location, "STANDARD", price_table)
+        ladder_text = " → ".join(f"{what} {strategy} in {where} {h.text()}" for what, strategy, where, h in steps[1:]) or "-"
+        rows.append((j.team, j.job, own, price.text(), on_demand.text(), ladder_text))
+        gaps = dict.fromkeys(m for *_, h in steps for m in h.missing)
+        gaps.update(dict.fromkeys(on_demand.missing))
+        if gaps:
+            missing.append(f"  {j.team}/{j.job}: no price for {', '.join(gaps)}")
+    lines = [PRICES_TITLE, table.plain(header, rows)]
+    if missing:
+        lines += ["unknown (set them in spot-training:prices, docs/config.md):", *missing]
+    return "\n".join(lines)
+
+
 def _priced(strategy: str) -> str:
     return f"{strategy} ({ON_DEMAND})" if strategy == "STANDARD" else strategy
 
@@ -201,12 +254,14 @@ def deploy_time_values(jobs: list[RenderedJob]) -> list[str]:
     return notes
 
 
-def print_render(jobs: list[RenderedJob], out: Path | None = None) -> list[str]:
-    """Prints the summary, the settings and each request body (or, with `out`,
-    writes each body there and prints its curl command); returns the notes on
-    values only a deploy knows, for the caller to print on stderr."""
+def print_render(jobs: list[RenderedJob], out: Path | None = None, price_table: PriceTable | None = None) -> list[str]:
+    """Prints the summary, the settings, the prices (with `price_table`) and each request body
+    (or, with `out`, writes each body there and prints its curl command); returns the notes
+    on values only a deploy knows, for the caller to print on stderr."""
     print(summary(jobs))
     print(f"\n{settings(jobs)}")
+    if price_table is not None:
+        print(f"\n{prices(jobs, price_table)}")
     if out:
         out.mkdir(parents=True, exist_ok=True)
     for j in jobs:
@@ -232,7 +287,7 @@ def main(argv: list[str] | None = None) -> int:
     except pulumi.RunError as error:  # ConfigError, StackFileError: the message lists every failure; a traceback adds nothing
         print(f"error: {error}", file=sys.stderr)
         return 1
-    for note in print_render(jobs, args.out):
+    for note in print_render(jobs, args.out, stack_prices.table(args.stack)):
         print(f"note: {note}", file=sys.stderr)
     return 0
 

@@ -7,6 +7,7 @@ PolicyPack serves the Analyzer gRPC interface and prints its port.
 
 import artifact_registry
 import buckets
+import budget
 import iam
 import jobs
 import residency
@@ -16,5 +17,5 @@ PolicyPack(
     name="spot-training",
     description="Security (CIS GCP, checkov), data residency and cost rules for the spot-training stacks",
     enforcement_level=EnforcementLevel.MANDATORY,  # each policy also says its own
-    policies=[*buckets.POLICIES, *iam.POLICIES, *artifact_registry.POLICIES, *jobs.POLICIES, *residency.POLICIES],
+    policies=[*buckets.POLICIES, *iam.POLICIES, *artifact_registry.POLICIES, *jobs.POLICIES, *residency.POLICIES, *budget.POLICIES],
 )

@@ -9,6 +9,8 @@ $SPOT_TRAINING_STACKS_DIR or `../stacks` beside this pack (the project's
       allowedStrategies: [SPOT, FLEX_START]   # the default; STANDARD is on-demand
       requireCmek: false                      # the default
       allowedLocations: [europe-west4, us-east1]  # absent (the default): every region
+      teamHourlyBudget: 25.0                  # USD per hour per team; absent (the default): no budget
+      budgetEnforcement: advisory             # the default; mandatory blocks a preview over budget
 
 allowedLocations is data residency: the regions a job may run in (its own
 location and every fallback rung's), and its team's staging bucket and image
@@ -20,6 +22,7 @@ default applies. Each stack's file is read once per run of the pack.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import re
@@ -30,7 +33,9 @@ from typing import Any
 import yaml
 
 KEY = "spot-training:policy"
-KEYS = ("allowedStrategies", "requireCmek", "allowedLocations")
+PRICES_KEY = "spot-training:prices"
+KEYS = ("allowedStrategies", "requireCmek", "allowedLocations", "teamHourlyBudget", "budgetEnforcement")
+BUDGET_LEVELS = ("advisory", "mandatory")
 STRATEGIES = ("SPOT", "FLEX_START", "STANDARD")
 DEFAULT_ALLOWED_STRATEGIES = ("SPOT", "FLEX_START")
 STACKS_DIR_ENV = "SPOT_TRAINING_STACKS_DIR"
@@ -50,6 +55,9 @@ class StackSettings:
     require_cmek: bool = False
     allowed_locations: tuple[str, ...] | None = None  # lower-case region ids; None: every region
     errors: tuple[tuple[str, str], ...] = ()  # (key, message); key "" concerns every key
+    team_hourly_budget: float | None = None  # USD per hour, each team's jobs together; None: no budget
+    budget_enforcement: str = "advisory"
+    prices: Any = None  # the stack's spot-training:prices as written (budget.py reads it)
 
     def errors_for(self, key: str) -> list[str]:
         """What is wrong with `key` (or with the whole value), each message naming the config path."""
@@ -86,9 +94,10 @@ def load(stack: str, directory: str) -> StackSettings:
         return StackSettings(stack, source, errors=(("", f"{KEY}: {source} cannot be read: {error}"),))
     config = document.get("config") if isinstance(document, dict) else None
     raw = config.get(KEY) if isinstance(config, dict) else None
+    prices = config.get(PRICES_KEY) if isinstance(config, dict) else None
     if raw is None:
-        return StackSettings(stack, source)
-    return _parse(stack, source, raw)
+        return StackSettings(stack, source, prices=prices)
+    return dataclasses.replace(_parse(stack, source, raw), prices=prices)
 
 
 def _parse(stack: str, source: str, raw: Any) -> StackSettings:
@@ -126,7 +135,21 @@ def _parse(stack: str, source: str, raw: Any) -> StackSettings:
                 for i in bad
             ]
             locations = None if bad else tuple(dict.fromkeys(region.lower() for region in locations))
-    return StackSettings(stack, source, tuple(allowed), require_cmek, locations, tuple(errors))
+    budget = raw.get("teamHourlyBudget")
+    if budget is not None and (isinstance(budget, bool) or not isinstance(budget, (int, float)) or budget < 0):
+        errors.append(("teamHourlyBudget", f"{KEY}.teamHourlyBudget in {source}: must be USD per hour, a number >= 0; is {budget!r}"))
+        budget = None
+    enforcement = raw.get("budgetEnforcement", "advisory")
+    if enforcement not in BUDGET_LEVELS:
+        errors.append((
+            "teamHourlyBudget",
+            f"{KEY}.budgetEnforcement in {source}: must be {' or '.join(BUDGET_LEVELS)}; is {enforcement!r}",
+        ))
+        enforcement = "advisory"
+    return StackSettings(
+        stack, source, tuple(allowed), require_cmek, locations, tuple(errors),
+        None if budget is None else float(budget), enforcement,
+    )
 
 
 def _shown(path: Path) -> str:

@@ -8,7 +8,8 @@ from collections.abc import Collection
 NS = "spot-training"
 # The keys of this namespace: the program's, and the policy pack's `policy`.
 # `quotas`: Vertex AI's request quotas per region, for the provider's pacing (quotas.py).
-STACK_KEYS = ("environment", "deployers", "teams", "extraRegions", "quotas", "policy")
+# `prices`: the stack's own prices per hour (prices.py), over the shipped table (components/pricing/).
+STACK_KEYS = ("environment", "deployers", "teams", "extraRegions", "quotas", "policy", "prices")
 
 # Config key -> (dataclass field, type) of the component it overrides.
 BUCKET_KEYS = {

@@ -21,7 +21,7 @@ from components.spot_job.job_name import JobName
 from components.spot_job.typed_spec import UNKNOWN
 from components.team_definition import IMAGE_REF, PACKAGE_REF, ImageConfig, JobConfig, SecretConfig, TeamConfig
 
-from . import names, place
+from . import names, place, prices
 from .keys import (
     BODY_KEYS,
     BUCKET_KEYS,
@@ -101,6 +101,7 @@ def load(
         failures += names.clashing_ids(teams)
         failures += names.clashing_members(deployers, teams)
     failures += secrets.misplaced()
+    prices.parse(get(f"{NS}:prices"), failures)
     # Every job carries them to the provider host, which runs apart from this program.
     if (quotas := _quotas(get(f"{NS}:quotas"), failures)) is not None:
         for team in teams.values():

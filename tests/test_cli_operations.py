@@ -301,7 +301,7 @@ def test_every_operations_verb_is_listed_by_help_and_documented():
     docs = (Path(__file__).resolve().parent.parent / "docs" / "cli.md").read_text()
     done = spot_training("--help")
     assert done.returncode == 0
-    for verb in ("validate", "render", "policy", "diff", "status", "cancel", "logs", "sweep"):
+    for verb in ("validate", "render", "policy", "diff", "status", "report", "cancel", "logs", "sweep"):
         assert verb in done.stdout
         assert f"## `spot-training {verb} STACK" in docs, f"docs/cli.md has no section for {verb}"
 

@@ -42,6 +42,8 @@ DEFAULT_LEVELS = {
     "job-env-no-credentials": "mandatory",
     "job-spec-advice": "advisory",  # the project's own advice, no rule of Google's (issue 23.13)
     "residency-allowed-locations": "mandatory",
+    "team-hourly-budget": "advisory",  # cost; a stack with budgetEnforcement: mandatory gets the next one
+    "team-hourly-budget-mandatory": "mandatory",
 }
 
 SA = "serviceAccount:vision-train-dev@acme-ml-dev.iam.gserviceaccount.com"
@@ -297,7 +299,7 @@ def test_malformed_stack_settings_are_violations_naming_the_key(settings_pack):
     assert "spot-training:policy.allowedLocations in " in residency and "must be a non-empty list of region ids" in residency
     for messages in (strategy, cmek, residency):  # unknown key
         assert "spot-training:policy.requireCMEK in " in messages
-        assert "the keys are allowedStrategies, requireCmek, allowedLocations" in messages
+        assert "the keys are allowedStrategies, requireCmek, allowedLocations, teamHourlyBudget, budgetEnforcement" in messages
     assert "must be true or false" not in strategy and "must be a non-empty list" not in cmek  # each its own key
     assert "spot-training:policy.allowedLocations in" not in strategy + cmek
     notmap = settings_pack.analyze(JOB, "r", COMPLIANT[JOB], stack="notmap")

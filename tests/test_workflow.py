@@ -300,3 +300,31 @@ def test_an_empty_plan_leaves_nothing_to_up(tmp_path):
     gate, outputs = run_step(resubmit_step("Gate"), tmp_path, "empty")
     assert gate.returncode == 0 and outputs["jobs"] == "0"
     assert resubmit_step("Resubmit")["if"] == "steps.gate.outputs.jobs != '0'"
+
+
+def test_every_pr_gets_the_change_in_price_per_hour_as_a_comment_per_stack():
+    job = workflow()["jobs"]["checks"]
+    assert job["permissions"] == {"contents": "read", "pull-requests": "write"}
+    [step] = [s for s in job["steps"] if ".ci/price-comment" in s.get("run", "")]
+    assert step["run"] == ".ci/price-comment ${{ matrix.stack }} ${{ github.event.pull_request.number }} origin/${{ github.base_ref }}"
+    assert step["env"] == {"GH_TOKEN": "${{ github.token }}"}
+    assert runs_unless_cancelled(step)
+
+
+def test_the_price_comment_holds_the_diffs_price_section_and_without_a_token_is_printed(tmp_path):
+    import shutil
+    from pathlib import Path
+
+    # `uv run --locked spot-training ...` as CI runs it, on this environment; any other uv command (the
+    # training package's build) goes to uv itself, as an installed uv or `python3 -m uv`.
+    real = shutil.which("uv") or f"{shutil.which('python3')} -m uv"
+    shim = tmp_path / "uv"
+    shim.write_text(f'#!/bin/sh\nif [ "$1" = run ]; then shift 2; exec "{Path(sys.executable).parent}/$@"; fi\nexec {real} "$@"\n')
+    shim.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if k not in ("GH_TOKEN", "GITHUB_REPOSITORY")}
+    env["PATH"] = f"{tmp_path}:{env['PATH']}"
+    done = subprocess.run([str(ROOT / ".ci" / "price-comment"), "dev", "1", "HEAD"], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("<!-- spot-training price per hour: dev -->\n### dev: price per hour against HEAD")
+    assert "\nprice per hour (USD" in done.stdout and "total of the jobs priced on both sides" in done.stdout
+    assert "resubmits" not in done.stdout  # the field-by-field diff stays in the job summary

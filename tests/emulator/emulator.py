@@ -210,6 +210,11 @@ class JobServiceEmulator:
         """Force a state; `error` is (code, message) and is cleared when omitted."""
         self._store.set_state(name, state, error)
 
+    def set_times(self, name: str, *, create: str | None = None, start: str | None = None, end: str | None = None) -> None:
+        """Set the job's createTime, startTime and endTime (RFC 3339, "2026-12-01T10:00:00Z"), as Vertex
+        recorded them: what `report` prices a run by. A time left None is left as it is; "" clears it."""
+        self._store.set_times(name, create=create, start=start, end=end)
+
     def advance(self, name: str) -> None:
         """One step along QUEUED -> PENDING -> RUNNING -> SUCCEEDED."""
         self._store.advance(name)

@@ -241,6 +241,15 @@ class JobStore:
         with self._current():
             self._transition(self._jobs[name], state, error)
 
+    def set_times(self, name: str, **times: str | None) -> None:
+        with self._current():
+            job = self._jobs[name]
+            for field, value in times.items():
+                if value == "":
+                    job._pb.ClearField(f"{field}_time")
+                elif value is not None:
+                    setattr(job, f"{field}_time", datetime.fromisoformat(value.replace("Z", "+00:00")))
+
     def advance(self, name: str) -> None:
         with self._current():
             job = self._jobs[name]
