@@ -12,6 +12,7 @@ import json
 import os
 
 from spot_runtime.location import open_store
+
 from tabular_trainer.arrays import to_npz
 from tabular_trainer.config import Config
 from tabular_trainer.model import Params

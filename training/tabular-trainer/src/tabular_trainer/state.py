@@ -63,7 +63,11 @@ class TrainState:
         if record.get("step") != step:
             raise ValueError(f"{PROGRESS_FILE} says step {record.get('step')}, its folder says step {step}")
         saved = record.get("settings", {})
-        differing = [f"{key} {saved.get(key)!r} (this run: {value!r})" for key, value in settings.items() if saved.get(key) != value]
+        differing = [
+            f"--{key.replace('_', '-')} {saved.get(key)!r} (this run: {value!r})"
+            for key, value in settings.items()
+            if saved.get(key) != value
+        ]
         if differing:
             raise ValueError(
                 "it was written by a run with other settings: " + ", ".join(differing)

@@ -13,8 +13,8 @@ import sys
 from collections.abc import Sequence
 
 import numpy as np
-
 import spot_runtime
+
 from tabular_trainer import config as flags
 from tabular_trainer import data, loop, output
 from tabular_trainer.model import Mlp
