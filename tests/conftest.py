@@ -70,3 +70,17 @@ def shared_host(_emulator_and_host, shared_emulator):
     _, host = _emulator_and_host
     host.clear_log()
     return host
+
+
+@pytest.fixture
+def gcs(monkeypatch):
+    """A fresh fake-gcs-server (Cloud Storage), STORAGE_EMULATOR_HOST pointing at it for this test and
+    the processes it starts. It answers in about 50 ms, so each test has its own: no bucket outlives it."""
+    from tests.gcs_emulator import EmulatorUnavailable, GcsEmulator
+
+    try:
+        with GcsEmulator() as emulator:
+            monkeypatch.setenv("STORAGE_EMULATOR_HOST", emulator.url)
+            yield emulator
+    except EmulatorUnavailable as unavailable:
+        pytest.fail(str(unavailable), pytrace=False)  # what to run (tools/gcs/build.sh), not a traceback

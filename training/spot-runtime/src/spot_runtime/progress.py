@@ -47,10 +47,15 @@ class Progress:
             body.get("totalSteps"),
             body.get("checkpoint"),
         )
-        ints = (step, start) + ((total,) if total is not None else ())
-        if any(isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in ints):
+        if not (isinstance(step, int) and isinstance(start, int) and _count(step) and _count(start)):
+            return None
+        if total is not None and not _count(total):
             return None
         if (job_id is not None and not isinstance(job_id, str)) or (checkpoint is not None and not isinstance(checkpoint, str)):
             return None
-        assert isinstance(step, int) and isinstance(start, int)
-        return cls(job_id, step, start, total, checkpoint, body.get("time") if isinstance(body.get("time"), str) else "")
+        time = body.get("time")
+        return cls(job_id, step, start, total, checkpoint, time if isinstance(time, str) else "")
+
+
+def _count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
