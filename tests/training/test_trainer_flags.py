@@ -1,0 +1,39 @@
+"""What a user of the example trainer sees when a flag is wrong or a checkpoint is not this run's."""
+
+from __future__ import annotations
+
+import numpy as np
+from tabular_trainer import data
+
+from tests.training.local_place import LocalPlace
+from tests.training.trainer import ARGS, Trainer, run
+
+
+def test_the_shipped_digits_file_is_what_load_digits_returns():
+    from sklearn.datasets import load_digits
+
+    assert data.shipped_file() is not None  # the fast path is the one taken, not the fallback
+    pixels, labels = data.raw()
+    bunch = load_digits()
+    assert np.array_equal(pixels, bunch.data) and np.array_equal(labels, bunch.target)
+
+
+def test_a_bad_flag_is_named_and_nothing_runs(tmp_path):
+    local = LocalPlace(tmp_path)
+    refused = Trainer(local.env(job_id="1"), ["--batch-size", "0"])
+    assert refused.finish() == 2
+    assert "argument --batch-size: must be at least 1, got 0" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    assert local.listing() == {} and local.model_files() == {}
+
+
+def test_resuming_with_other_settings_is_refused_naming_the_flags(tmp_path):
+    local = LocalPlace(tmp_path)
+    run(local.env(job_id="1"), [*ARGS, "--steps", "200"])
+    refused = Trainer(local.env(job_id="2"), [*ARGS, "--learning-rate", "0.1", "--seed", "7"])
+    assert refused.finish() == 1
+    assert (
+        "tabular_trainer: checkpoint step-000000000200 cannot be resumed: it was written by a run with other settings: "
+        "--learning-rate 0.05 (this run: 0.1), --seed 0 (this run: 7)"
+    ) in refused.stderr
+    assert "Traceback" not in refused.stderr
