@@ -34,6 +34,6 @@ def test_resuming_with_other_settings_is_refused_naming_the_flags(tmp_path):
     assert refused.finish() == 1
     assert (
         "tabular_trainer: checkpoint step-000000000200 cannot be resumed: it was written by a run with other settings: "
-        "--learning-rate 0.05 (this run: 0.1), --seed 0 (this run: 7)"
+        "--learning-rate 0.05 (this run: 0.1), --seed 0 (this run: 7); resume with the same flags"
     ) in refused.stderr
     assert "Traceback" not in refused.stderr

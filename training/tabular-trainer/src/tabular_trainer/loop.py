@@ -44,6 +44,9 @@ class Outcome:
     preempted: bool
 
 
+Say = Callable[[str], None]
+
+
 class NoNotice:
     received = False
 
@@ -68,7 +71,7 @@ def train(
     state: TrainState,
     checkpoints: Checkpoints | None,
     notice: Notice | None = None,
-    say: Callable[[str], None] = print,
+    say: Say = print,
 ) -> Outcome:
     """Trains from state.step to config.steps, in place; stops early, after a checkpoint, on the notice.
 

@@ -12,14 +12,11 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-import numpy as np
 import spot_runtime
 
 from tabular_trainer import config as flags
-from tabular_trainer import data, loop, output
-from tabular_trainer.model import Mlp
-from tabular_trainer.optimizer import Momentum
-from tabular_trainer.state import TrainState
+from tabular_trainer import output
+from tabular_trainer.run import Run
 
 # Checkpoints kept: the newest and two before it, in case the newest is found damaged.
 KEEP = 3
@@ -47,26 +44,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     except spot_runtime.CheckpointError as err:
         return fail(str(err))
 
-    # Three independent streams from the one seed: the split, the initial weights, the data order.
-    split_seed, init_seed, order_seed = np.random.SeedSequence(config.seed).spawn(3)
-    digits = data.load(np.random.default_rng(split_seed))
-    model = Mlp(digits.features, config.hidden, digits.classes)
-    optimizer = Momentum(config.learning_rate, config.momentum)
+    run = Run.prepare(config)
     if restored is None:
-        state = loop.fresh(config, model, optimizer, np.random.default_rng(init_seed), np.random.default_rng(order_seed))
+        state = run.fresh()
         say(f"no checkpoint: starting at step 0/{config.steps}")
     else:
-        folder = f"step-{restored.step:012d}"
+        folder = restored.folder
         try:
-            state = TrainState.from_files(restored.files, restored.step, config.path_defining())
-            model.check(state.params)
-            model.check(state.velocity)
+            state = run.resumed(restored.files, restored.step)
         except ValueError as err:
             return fail(f"checkpoint {folder} cannot be resumed: {err}")
         say(f"resumed from step {restored.step}/{config.steps} ({folder})")
 
     try:
-        outcome = loop.train(config, digits, model, optimizer, state, checkpoints, notice, say)
+        outcome = run.train(state, checkpoints, notice, say)
     except spot_runtime.CheckpointError as err:
         return fail(str(err))
     if outcome.preempted:
@@ -74,9 +65,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not checkpoints.is_chief:
         say(f"trained to step {outcome.step}/{config.steps}; the chief writes the model")
         return 0
-    accuracy = model.accuracy(state.params, digits.test_x, digits.test_y)
+    accuracy = run.accuracy(state)
     try:
-        where = output.write_model(state.params, accuracy, config, len(digits.test_y))
+        where = output.write_model(state.params, accuracy, config, len(run.digits.test_y))
     except (OSError, ValueError) as err:
         return fail(str(err))
     say(f"trained {outcome.step} steps: held-out accuracy {accuracy:.4f}; model in {where}")
