@@ -120,6 +120,7 @@ class Checkpointer:
 
     def latest(self) -> Restored | None:
         """The newest complete checkpoint; incomplete and corrupt ones are skipped (with a warning)."""
+        unusable = 0
         for step in self.steps():
             folder = folder_name(step)
             if self.store.read(f"{folder}/{MANIFEST}") is None:
@@ -128,7 +129,12 @@ class Checkpointer:
             try:
                 return self.load(step)
             except CheckpointError as error:
+                unusable += 1
                 log.warning("skipping checkpoint: %s; trying the next older one", error)
+        if unusable:
+            # Not an error (the contract: only load(step) of a bad one raises), but never quiet:
+            # training starts over although checkpoints were there.
+            log.warning("no usable checkpoint in %s (%d corrupt): training starts at step 0", self.location, unusable)
         return None
 
     def restore(self) -> Restored | None:

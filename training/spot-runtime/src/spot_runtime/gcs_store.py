@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 from spot_runtime.errors import CheckpointError
@@ -9,7 +10,8 @@ from spot_runtime.errors import CheckpointError
 
 def _client() -> Any:
     try:
-        from google.cloud import storage
+        # Optional (the [gcs] extra), and typed as Any here: the runtime's types do not depend on it.
+        storage = importlib.import_module("google.cloud.storage")
     except ImportError:
         raise CheckpointError(
             "a gs:// checkpoint dir without the /gcs mount needs google-cloud-storage: "
@@ -33,6 +35,7 @@ class GcsStore:
         self._uri = f"gs://{bucket}/{self.prefix}"
         self._client = client if client is not None else _client()
         self._bucket = self._client.bucket(bucket)
+        self._folders_made: set[str] = set()
 
     def describe(self, key: str) -> str:
         return self._uri + key
@@ -55,9 +58,21 @@ class GcsStore:
         from google.api_core import exceptions
 
         try:
+            self._make_folders(key)
             self._bucket.blob(self.prefix + key).upload_from_string(data, content_type="application/octet-stream")
         except exceptions.GoogleAPIError as error:
             raise self._fail("write", key, error) from None
+
+    def _make_folders(self, key: str) -> None:
+        """The zero-byte ``name/`` objects Cloud Storage FUSE takes for directories. A FUSE mount
+        without implicit directories shows a folder only when its object exists, so checkpoints
+        written here (a laptop, a job without the mount) stay visible to a later run on /gcs."""
+        parts = (self.prefix + key).split("/")[:-1]
+        for depth in range(1, len(parts) + 1):
+            folder = "/".join(parts[:depth]) + "/"
+            if folder not in self._folders_made:
+                self._bucket.blob(folder).upload_from_string(b"", content_type="application/x-directory")
+                self._folders_made.add(folder)
 
     def _list(self, prefix: str, delimiter: str | None) -> Any:
         from google.api_core import exceptions
@@ -78,7 +93,8 @@ class GcsStore:
     def files(self, folder: str) -> dict[str, int]:
         base = f"{self.prefix}{folder}/"
         blobs, _ = self._list(base, "/")
-        return {blob.name[len(base) :]: int(blob.size or 0) for blob in blobs}
+        # The folder's own ``folder/`` object (see _make_folders) is not a file in it.
+        return {blob.name[len(base) :]: int(blob.size or 0) for blob in blobs if blob.name != base}
 
     def delete(self, key: str) -> None:
         from google.api_core import exceptions
@@ -92,5 +108,8 @@ class GcsStore:
 
     def delete_folder(self, folder: str) -> None:
         blobs, _ = self._list(f"{self.prefix}{folder}/", None)
-        for blob in blobs:
+        # Deepest first: the folder's own object goes last, so a FUSE reader never sees files
+        # in a folder that is not there.
+        for blob in sorted(blobs, key=lambda b: b.name, reverse=True):
             self.delete(blob.name[len(self.prefix) :])
+        self._folders_made.discard(f"{self.prefix}{folder}/")

@@ -77,9 +77,7 @@ class LocalStore:
             return sorted(entry.name for entry in os.scandir(self.root) if entry.is_dir())
         except FileNotFoundError:
             return []
-        except NotADirectoryError:
-            raise CheckpointError(f"checkpoint dir {self.location} is not a directory") from None
-        except OSError as error:
+        except OSError as error:  # not a directory (or under a file), no permission, an I/O error
             raise CheckpointError(f"cannot read checkpoint dir {self.location}: {error.strerror or error}") from None
 
     def files(self, folder: str) -> dict[str, int]:
