@@ -22,7 +22,7 @@ def state_bytes(tree: Any) -> bytes:
     leaves, _ = _jax.tree_util.tree_flatten_with_path(tree)
     arrays = {f"{i:06d}{_jax.tree_util.keystr(path)}": _np.asarray(leaf) for i, (path, leaf) in enumerate(leaves)}
     buffer = io.BytesIO()
-    _np.savez(buffer, **arrays)
+    _np.savez(buffer, allow_pickle=False, **arrays)
     return buffer.getvalue()
 
 
