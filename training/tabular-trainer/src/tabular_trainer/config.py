@@ -8,11 +8,11 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 # Default interval: one save (two .npz of ~150 KB and a small JSON, then the manifest and the
-# progress record, each fsynced on a local disk) costs some tens of milliseconds, as much as ~100
-# training steps of this model (0.5 ms each): every 4,000 steps (about 2 s of training) keeps the
-# overhead under 5% on a local dir and on the emulated bucket (bench/checkpoint.py, BENCHMARKS.md
-# section 10). A hard kill then loses at most 4,000 steps, about 2 s of work: in general, pick the
-# interval from the save's cost and the work you accept to lose (docs/training.md).
+# progress record) costs 5-25 ms on a local disk or the emulated bucket, as much as 20-80 training
+# steps of this model: every 4,000 steps (1-2 s of training) keeps it at 0.5% and 2.4% of training
+# time (bench/checkpoint.py, BENCHMARKS.md section 10), well within 5%. A hard kill then loses at
+# most 4,000 steps: pick a real model's interval from its save cost and the work you accept to lose
+# (docs/training.md, "Picking the checkpoint interval").
 DEFAULT_INTERVAL = 4000
 
 
