@@ -32,7 +32,9 @@ class BucketPlace:
         for name in self._objects(BASE + "checkpoints/"):
             if "/" in name:
                 folder, _, file = name.partition("/")
-                folders.setdefault(folder, set()).add(file)
+                files = folders.setdefault(folder, set())
+                if file:  # not the folder's own `name/` object (the runtime writes them for FUSE)
+                    files.add(file)
         return folders
 
     def read_checkpoint_file(self, key: str) -> bytes | None:
