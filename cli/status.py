@@ -1,11 +1,18 @@
 """`spot-training status STACK`: the stack's jobs as Vertex AI sees them, found by the
 stack's label (every job spot-training submits carries it): one row per submission,
-with its state, attempt, strategy, region, times and console page. Needs Google credentials.
+with its state, attempt, strategy, region, times, the training's progress and console
+page. Needs Google credentials.
+
+The progress comes from the progress record the training runtime keeps beside the
+checkpoints (components/spot_job/progress.py): one Cloud Storage read per job
+resource, not per attempt, as the record remembers the attempts before the latest.
 
 Exit 0 with the table (or "no job"), 2 for an unknown stack or an error from Google.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import typer
 
@@ -33,8 +40,9 @@ def status(
     if not found:
         print(f"No job of stack {stack} ({target.project}) in: {', '.join(where)}")
         return
+    records = _records(found)
     output.table(
-        ("JOB", "STATE", "ATTEMPT", "STRATEGY", "REGION", "STARTED", "ENDED", "CONSOLE"),
+        ("JOB", "STATE", "ATTEMPT", "STRATEGY", "REGION", "STARTED", "ENDED", "PROGRESS", "CONSOLE"),
         [
             (
                 f.name,
@@ -44,8 +52,38 @@ def status(
                 JobName.parse(f.job["name"]).location,  # a fallback rung may have moved the attempt
                 f.job.get("startTime") or "-",
                 f.job.get("endTime") or "-",
+                _progress(records, f.job),
                 JobName.parse(f.job["name"]).console_url,
             )
             for f in found
         ],
     )
+
+
+def _records(found: list[deployed.Found]) -> dict[str, dict[str, Any] | None]:
+    """Each job resource's progress record, by its URI: read once, whatever number of attempts."""
+    from components.spot_job import progress, progress_record
+
+    records: dict[str, dict[str, Any] | None] = {}
+    if not progress_record.readable():  # emulated jobs wrote to no real bucket
+        return records
+    for f in found:
+        uri = progress.record_uri(f.job)
+        if uri is None or uri in records:
+            continue
+        with output.progress(f"reading {uri}"):
+            records[uri], why = progress_record.fetch(uri, JobName.parse(f.job["name"]).project)
+        if why:
+            output.note(f"{f.name}: progress unknown: {why}")
+    return records
+
+
+def _progress(records: dict[str, dict[str, Any] | None], job: dict[str, Any]) -> str:
+    """The steps the attempt checkpointed, "from→to of total", as its job's record tells them; "-" if it does not."""
+    from components.spot_job import progress
+
+    uri = progress.record_uri(job)
+    made = progress.reported(records.get(uri) if uri else None, JobName.parse(job["name"]).id)
+    if made is None or made.step is None:
+        return "-"
+    return f"{made.start_step}→{made.step}" + (f" of {made.total_steps}" if made.total_steps else "")

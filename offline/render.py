@@ -172,12 +172,14 @@ def _or_default(value: Any, default: Any) -> str:
 
 
 def _resubmissions(policy: dict[str, Any]) -> str:
-
     limit = policy.get("maxResubmissions")
     count = str(defaults.DEFAULT_MAX_RESUBMISSIONS) if limit is None else str(values.as_int(limit))
     on = "any failure" if policy.get("onOtherFailures") else "STOCKOUT"
     text = f"{count} on {on}"
-    return f"{text} (default)" if limit is None and not policy.get("onOtherFailures") else text
+    stop = values.as_int(policy.get("stopWithoutProgress"))
+    if stop is not None:  # the default (progress.DEFAULT_STOP_WITHOUT_PROGRESS) is docs/config.md's to say
+        text += f", stop after {stop} without progress" if stop else ", never stopped for lack of progress"
+    return f"{text} (default)" if limit is None and not policy.get("onOtherFailures") and stop is None else text
 
 
 def deploy_time_values(jobs: list[RenderedJob]) -> list[str]:

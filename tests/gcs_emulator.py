@@ -116,8 +116,9 @@ class GcsEmulator:
                     "-host", "127.0.0.1",
                     "-port", str(self.port),
                     "-backend", "memory",
-                    # The Location a resumable upload's session is sent to: this server, not
-                    # the Docker-style default it would derive from its own address.
+                    # The base of every object's mediaLink: the client downloads a blob it
+                    # got from a listing or get_blob from there, so it must be this server.
+                    # (A resumable session's Location follows the request's Host instead.)
                     "-external-url", self.url,
                     "-log-level", "error",
                 ],

@@ -114,6 +114,22 @@ def test_status_lists_the_stacks_jobs_with_state_attempt_strategy_and_console(em
     assert emulator.calls["CancelCustomJob"] == 0
 
 
+def test_status_shows_each_attempts_checkpointed_steps_from_the_training_progress_record(emulator, scene, bodies, gcs):
+    """The record spot_runtime keeps in the job's AIP_CHECKPOINT_DIR, read once for both attempts."""
+    from tests.attempt import train
+
+    output = bodies["vision/resnet-smoke"]["jobSpec"]["baseOutputDirectory"]["outputUriPrefix"]
+    gcs.bucket(output.removeprefix("gs://").split("/")[0])
+    train(output, scene["first"], 250)  # checkpoints at 100 and 200, then preempted
+    train(output, scene["second"], 150)  # resumes at 200, checkpoints at 300, still running
+    done = spot_training("status", "dev", env=env(emulator))
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    table = rows(done.stdout)
+    resnet = sorted(table["vision/resnet-smoke"], key=lambda r: r[2])
+    assert [" ".join(r[7:-1]) for r in resnet] == ["0→200 of 1000", "200→300 of 1000"]
+    assert [r[7] for r in table["vision/eval"] + table["tabular/baseline"]] == ["-", "-"]  # no record there
+
+
 def test_status_of_a_stack_with_no_job_says_so(emulator):
     done = spot_training_in_process("status", "dev", env=env(emulator))
     assert done.returncode == 0, done.stderr

@@ -106,6 +106,7 @@ config:
           resubmission:
             maxResubmissions: 4
             onOtherFailures: true
+            stopWithoutProgress: 3
             fallback:
               - {afterStockouts: 2, strategy: auto}
               - {afterStockouts: 3, strategy: STANDARD}
@@ -124,7 +125,7 @@ def test_auto_resolves_to_flex_start_for_an_l4_job_and_a_standard_job_is_on_dema
     settings = settings_of(done.stdout)
     l4 = settings["vision/l4"]
     assert l4["STRATEGY_LADDER"] == "SPOT → after 2 stockouts FLEX_START (auto) → after 3 stockouts STANDARD (on-demand price)"
-    assert l4["RESUBMISSIONS"] == "4 on any failure"
+    assert l4["RESUBMISSIONS"] == "4 on any failure, stop after 3 without progress"
     assert l4["ON_DELETE"] == "keep" and l4["REPLACE_ORDER"] == "submitFirst"
     assert settings["vision/standard"]["STRATEGY_LADDER"] == "STANDARD (on-demand price)"
 

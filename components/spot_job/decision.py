@@ -124,9 +124,17 @@ def decide(olds: dict[str, Any], news: dict[str, Any], id_: str = "", unknown: A
     return decided(
         Kind.RESUBMIT,
         f"{ended}; will be submitted again as attempt {due.attempt} on {due.strategy} "
-        f"{resubmission.why(due, olds, news)}",
+        f"{resubmission.why(due, olds, news)}{_resumes(state)}",
         due,
     )
+
+
+def _resumes(state: JobState) -> str:
+    """Where the next attempt's training starts, when the attempt that ended left a progress record."""
+    made = state.progress
+    if made is None or made.step is None:
+        return ""
+    return f"; its training resumes from the checkpoint at {made.at()}"
 
 
 def _failure(state: JobState) -> str:

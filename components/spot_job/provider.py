@@ -25,7 +25,7 @@ from pulumi.dynamic import (
 from pulumi.output import Unknown
 from pulumi.runtime import rpc
 
-from . import adoption, decision, defaults, host, redaction, reporting, resubmission, spec, values
+from . import adoption, decision, defaults, host, progress, redaction, reporting, resubmission, spec, values
 from .errors import UserError, reported_cleanly
 from .job_name import JobName
 from .resource_state import JobState
@@ -93,7 +93,14 @@ class SpotTrainingJobProvider(ResourceProvider):
             # resource stays, marked gone: dropping it would make the next `up`
             # run (and bill) the training again. `rerun` runs it again on purpose.
             return ReadResult(id_, {**props, "gone": True})
-        return ReadResult(id_, state.refreshed(job).outputs(props))
+        refreshed = state.refreshed(job)
+        if refreshed.wants_progress:  # once per ended attempt: what it achieved, for the resubmission policy
+            from . import progress_record
+
+            earlier = [past.id for past in refreshed.past_jobs]
+            found = progress_record.read(progress.record_uri(props), refreshed.job.project, refreshed.job.id, earlier)
+            refreshed = refreshed.with_progress(found)
+        return ReadResult(id_, refreshed.outputs(props))
 
     @reported_cleanly
     def update(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:

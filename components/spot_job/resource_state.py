@@ -11,10 +11,12 @@ provider's own record (submission key, strategy, attempt, history, gone).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from . import states
 from .job_name import JobName
+from .progress import Progress
 from .values import as_int
 
 # What an ended attempt's error message is cut to in `history`, so state stays small.
@@ -36,6 +38,7 @@ OUTPUT_FIELDS = (
     "attempt",
     "history",
     "gone",
+    "progress",
 )
 PROVIDER_KEY = "__provider"
 
@@ -48,22 +51,24 @@ class Attempt:
     state: str | None
     strategy: str | None
     error: dict[str, Any] | None
+    progress: Progress | None = None  # None in an entry written before progress was kept
 
     @classmethod
     def of(cls, entry: dict[str, Any], project: str, location: str) -> Attempt:
         # An entry written before attempts could move region holds only the job id: those all ran at home.
         id_or_name = entry.get("jobName") or entry.get("jobId")
         job = JobName.of(id_or_name, project, location) if id_or_name else None
-        return cls(job, entry.get("state"), entry.get("strategy"), entry.get("error"))
+        return cls(job, entry.get("state"), entry.get("strategy"), entry.get("error"), Progress.of(entry.get("progress")))
 
     def entry(self) -> dict[str, Any]:
-        return {
+        written = {
             "jobId": self.job.id if self.job else None,
             "jobName": str(self.job) if self.job else None,
             "state": self.state,
             "strategy": self.strategy,
             "error": _short_error(self.error),
         }
+        return {**written, "progress": self.progress.entry()} if self.progress else written
 
 
 @dataclass(frozen=True)
@@ -82,6 +87,8 @@ class JobState:
     gone: bool = False
     # The job's own region (its `location` input): where a history entry that holds only an id ran.
     home: str = ""
+    # What the current attempt achieved, once it ended FAILED and its record was read (progress_record.py).
+    progress: Progress | None = None
 
     @classmethod
     def of(cls, props: dict[str, Any], id_: str = "") -> JobState:
@@ -99,6 +106,7 @@ class JobState:
             history=tuple(e for e in props.get("history") or [] if isinstance(e, dict)),
             gone=bool(props.get("gone")),
             home=location,
+            progress=Progress.of(props.get("progress")),
         )
 
     @classmethod
@@ -111,6 +119,7 @@ class JobState:
         attempt: int,
         history: tuple[dict[str, Any], ...],
         home: str = "",
+        progress: Progress | None = None,
     ) -> JobState:
         """The state of an attempt as Vertex just reported it (a REST-shaped CustomJob)."""
         error = job.get("error")
@@ -124,6 +133,7 @@ class JobState:
             attempt=int(attempt),
             history=history,
             home=home,
+            progress=progress,
         )
 
     def refreshed(self, job: dict[str, Any]) -> JobState:
@@ -135,11 +145,25 @@ class JobState:
             attempt=self.attempt,
             history=self.history,
             home=self.home,
+            progress=self.progress if self.progress and self.progress.job_id == self.job.id else None,
         )
+
+    def with_progress(self, progress: Progress) -> JobState:
+        return replace(self, progress=progress)
+
+    @property
+    def wants_progress(self) -> bool:
+        """Whether a refresh is to read the progress record: the attempt ended FAILED and it has not been read."""
+        return self.state == states.FAILED and (self.progress is None or self.progress.job_id != self.job.id)
+
+    @property
+    def progress_so_far(self) -> tuple[Progress | None, ...]:
+        """Each attempt's progress, oldest first, the current one last."""
+        return (*(a.progress for a in self.attempts), self.progress)
 
     def ended_attempt(self) -> dict[str, Any]:
         """How the current attempt is remembered in `history` once a resubmission follows it."""
-        return Attempt(self.job, self.state, self.strategy, self.error).entry()
+        return Attempt(self.job, self.state, self.strategy, self.error, self.progress).entry()
 
     @property
     def attempts(self) -> tuple[Attempt, ...]:
@@ -169,6 +193,7 @@ class JobState:
             "attempt": self.attempt,
             "history": list(self.history),
             "gone": self.gone,
+            "progress": self.progress.entry() if self.progress else None,
         }
 
 

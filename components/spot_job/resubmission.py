@@ -15,6 +15,12 @@ to another region, or both: each rung sets what it names (its `strategy`, its
 over from the rungs before it, so `[{afterStockouts: 2, location: us-east1},
 {afterStockouts: 4, strategy: STANDARD}]` runs SPOT at home twice, SPOT in
 us-east1 twice, then STANDARD in us-east1.
+
+A job whose last `stopWithoutProgress` attempts (2 by default, 0 for never)
+are known to have made no progress, by the training's own progress record
+(progress.py), is not resubmitted: it would pay for the same steps again. An
+attempt whose progress is unknown (a trainer without the runtime) never
+counts against it.
 """
 
 from __future__ import annotations
@@ -22,8 +28,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from . import defaults, states, values
+from . import defaults, progress, states, values
 from .job_name import JobName
+from .resource_state import JobState
 from .rules import flex_start
 
 STOCKOUT = "STOCKOUT"
@@ -75,6 +82,8 @@ def next_submission(state: dict[str, Any], news: dict[str, Any]) -> Resubmission
     stockout = is_stockout(state.get("error"))
     if not stockout and not policy.get("onOtherFailures"):
         return None
+    if _stalled(state, policy):
+        return None
     stockouts = sum(is_stockout(a.get("error")) for a in state.get("history") or []) + stockout
     place = placement_after(stockouts, news)
     return Resubmission(
@@ -89,7 +98,28 @@ def held_back(state: dict[str, Any], news: dict[str, Any]) -> str | None:
         return None
     if not is_stockout(state.get("error")) and not (news.get("resubmission") or {}).get("onOtherFailures"):
         return "not a STOCKOUT, and resubmission.onOtherFailures is off"
-    return f"resubmission.maxResubmissions reached after {_whole(state.get('attempt'), 1)} attempts"
+    attempt = _whole(state.get("attempt"), 1)
+    policy = news.get("resubmission") or {}
+    if attempt - 1 < _whole(policy.get("maxResubmissions"), defaults.DEFAULT_MAX_RESUBMISSIONS) and _stalled(state, policy):
+        limit = _stop_without_progress(policy)
+        last = JobState.of(state).progress
+        at = last.at() if last else "an unknown step"
+        if limit == 1:
+            run = f"attempt {attempt} made no progress: it ended at {at}, where it started (1 attempt without progress"
+        else:
+            run = f"attempt {attempt} ended at {at}, as attempt {attempt - 1} did ({limit} attempts in a row without progress"
+        return f"{run}; resubmission.stopWithoutProgress: {limit})"
+    return f"resubmission.maxResubmissions reached after {attempt} attempts"
+
+
+def _stop_without_progress(policy: dict[str, Any]) -> int:
+    return _whole(policy.get("stopWithoutProgress"), progress.DEFAULT_STOP_WITHOUT_PROGRESS)
+
+
+def _stalled(state: dict[str, Any], policy: dict[str, Any]) -> bool:
+    """Whether the job's last `stopWithoutProgress` attempts, the one that just ended among them,
+    are known to have made no progress (progress.py): resubmitting it would only pay again."""
+    return progress.stalled(JobState.of(state).progress_so_far, _stop_without_progress(policy))
 
 
 def strategy_after(stockouts: int, inputs: dict[str, Any]) -> str:

@@ -56,6 +56,7 @@ MESSAGES: dict[str, dict[str, object]] = {
     "Resubmission": {
         "maxResubmissions": INT,
         "onOtherFailures": BOOL,
+        "stopWithoutProgress": INT,
         "fallback": list_of("FallbackRung"),
     },
     # A rung changes the strategy, the region (with the CMEK key that region needs), or both.

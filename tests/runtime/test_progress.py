@@ -33,8 +33,10 @@ def test_a_new_job_starts_its_record_at_the_step_it_restored(place, caplog):
     with caplog.at_level(logging.WARNING, logger="spot_runtime"):
         ckpt = place.checkpointer(total_steps=1000, environ={"CLOUD_ML_JOB_ID": "222"})
         ckpt.restore()
+    earlier = record(place)["attempts"]
     assert record(place) | {"time": None} == {
         "version": 1,
+        "attempts": earlier,
         "jobId": "222",
         "step": 300,
         "startStep": 300,
@@ -42,6 +44,7 @@ def test_a_new_job_starts_its_record_at_the_step_it_restored(place, caplog):
         "time": None,
         "checkpoint": "step-000000000300",
     }
+    assert [(a["jobId"], a["startStep"], a["step"]) for a in earlier] == [("111", 0, 300)]
     assert "written by job 111, not this job (222)" in caplog.text
     ckpt.save(400, {"w.bin": b"400"})
     assert (record(place)["startStep"], record(place)["step"]) == (300, 400)
@@ -80,3 +83,13 @@ def test_save_without_restore_still_writes_a_whole_record(place):
     ckpt = place.checkpointer(environ={"CLOUD_ML_JOB_ID": "5"})
     ckpt.save(100, {"w.bin": b"1"})
     assert (record(place)["jobId"], record(place)["startStep"], record(place)["step"]) == ("5", 0, 100)
+
+
+def test_the_record_remembers_each_earlier_job_once_in_order_for_status(place):
+    attempt(place, "111", 300)
+    attempt(place, "111", 50)  # Vertex restarted job 111: still one entry when it is remembered
+    attempt(place, "222", 150)  # resubmitted: 300 -> 400 (checkpointed), reclaimed at 450
+    attempt(place, "333", 0)  # reclaimed before its first step
+    now = record(place)
+    assert (now["jobId"], now["startStep"], now["step"]) == ("333", 400, 400)
+    assert [(a["jobId"], a["startStep"], a["step"]) for a in now["attempts"]] == [("111", 0, 300), ("222", 300, 400)]

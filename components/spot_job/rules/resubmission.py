@@ -18,6 +18,12 @@ def resubmission(k: Known, fail: Fail) -> None:
     limit = k.number(policy, "maxResubmissions")
     if limit is not None and not 0 <= limit <= MAX_RESUBMISSIONS:
         fail("resubmission.maxResubmissions", f"must be between 0 and {MAX_RESUBMISSIONS}, got {limit}")
+    stop = k.number(policy, "stopWithoutProgress")
+    if stop is not None and not 0 <= stop <= MAX_RESUBMISSIONS:
+        fail(
+            "resubmission.stopWithoutProgress",
+            f"must be between 0 (never stop) and {MAX_RESUBMISSIONS} attempts without progress, got {stop}",
+        )
     rungs = [(i, r) for i, r in enumerate(k.get(policy, "fallback", list) or []) if isinstance(r, dict)]
     if rungs and k.strategy() not in (None, "SPOT"):
         fail("resubmission.fallback", f"falls back from SPOT; the strategy here is already {k.strategy()}")

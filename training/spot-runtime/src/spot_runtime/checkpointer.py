@@ -11,7 +11,7 @@ from spot_runtime.errors import CheckpointError
 from spot_runtime.layout import MANIFEST, PROGRESS, check_file_name, check_step, folder_name, folder_step
 from spot_runtime.location import open_store
 from spot_runtime.manifest import Manifest
-from spot_runtime.progress import Progress
+from spot_runtime.progress import EarlierJob, Progress
 from spot_runtime.restored import Restored
 from spot_runtime.store import Store
 
@@ -55,6 +55,7 @@ class Checkpointer:
         self.job_id = job_id or None
         self.is_chief = is_chief
         self._start_step: int | None = None  # set by restore(): the step this job began at
+        self._earlier: tuple[EarlierJob, ...] = ()  # the jobs before this one, as the record tells them
 
     @classmethod
     def from_environment(
@@ -167,7 +168,9 @@ class Checkpointer:
             log.warning("progress record %s is not one this runtime writes: it is replaced", self.store.describe(PROGRESS))
             return restored_step
         if self.job_id is not None and record.job_id == self.job_id:
+            self._earlier = record.attempts
             return record.start_step
+        self._earlier = record.earlier_and_this()
         log.warning(
             "progress record %s was written by job %s, not this job (%s): its startStep is not carried over",
             self.store.describe(PROGRESS),
@@ -225,7 +228,7 @@ class Checkpointer:
 
     def _write_progress(self, step: int, checkpoint: str | None) -> None:
         start = self._start_step if self._start_step is not None else step
-        record = Progress(self.job_id, step, start, self.total_steps, checkpoint)
+        record = Progress(self.job_id, step, start, self.total_steps, checkpoint, attempts=self._earlier)
         self.store.write(PROGRESS, record.to_bytes())
 
     def _complete_by_listing(self, step: int) -> bool:
@@ -253,5 +256,9 @@ class Checkpointer:
             if kept < self.keep and self._complete_by_listing(step):
                 kept += 1
                 continue
-            log.info("removing checkpoint %s", self.store.describe(folder_name(step)))
-            self.store.delete_folder(folder_name(step))
+            folder = folder_name(step)
+            log.info("removing checkpoint %s", self.store.describe(folder))
+            # The manifest first: a prune cut off halfway leaves an incomplete folder, skipped
+            # quietly and removed by the next prune, never a manifest whose files are gone.
+            self.store.delete(f"{folder}/{MANIFEST}")
+            self.store.delete_folder(folder)

@@ -30,7 +30,8 @@ def load_state(data: bytes, target: Any = None) -> Any:
     """The leaves ``state_bytes`` wrote: into ``target``'s structure when given (it must have the
     same number of leaves and shapes), else a dict of path -> numpy array."""
     with _np.load(io.BytesIO(data), allow_pickle=False) as npz:
-        arrays = {name: npz[name] for name in sorted(npz.files)}
+        # Only the leaves: an older NumPy, whose savez has no allow_pickle, stores it as one more array.
+        arrays = {name: npz[name] for name in sorted(npz.files) if name[:6].isdigit()}
     if target is None:
         return {name[6:]: array for name, array in arrays.items()}
     leaves, treedef = _jax.tree_util.tree_flatten(target)

@@ -8,6 +8,32 @@ from dataclasses import dataclass
 from spot_runtime.layout import utc_now
 
 VERSION = 1
+# How many earlier jobs `attempts` remembers: spot-training resubmits a job at most 10 times.
+ATTEMPTS_KEPT = 50
+
+
+@dataclass(frozen=True)
+class EarlierJob:
+    """Where an earlier job (an attempt before a resubmission) started and stopped."""
+
+    job_id: str
+    step: int
+    start_step: int
+    time: str
+
+    def to_json(self) -> dict[str, object]:
+        return {"jobId": self.job_id, "step": self.step, "startStep": self.start_step, "time": self.time}
+
+    @classmethod
+    def parse(cls, entry: object) -> EarlierJob | None:
+        if not isinstance(entry, dict):
+            return None
+        job_id, step, start, time = entry.get("jobId"), entry.get("step"), entry.get("startStep"), entry.get("time")
+        if not isinstance(job_id, str) or not isinstance(step, int) or not isinstance(start, int):
+            return None
+        if not _count(step) or not _count(start):
+            return None
+        return cls(job_id, step, start, time if isinstance(time, str) else "")
 
 
 @dataclass(frozen=True)
@@ -18,6 +44,16 @@ class Progress:
     total_steps: int | None
     checkpoint: str | None
     time: str = ""
+    # The jobs before this one that wrote the record, oldest first: `spot-training status` shows each
+    # attempt's progress from this one read.
+    attempts: tuple[EarlierJob, ...] = ()
+
+    def earlier_and_this(self) -> tuple[EarlierJob, ...]:
+        """`attempts` with this record's own job appended: what a record of the next job carries."""
+        if self.job_id is None:
+            return self.attempts
+        own = EarlierJob(self.job_id, self.step, self.start_step, self.time)
+        return (*(a for a in self.attempts if a.job_id != self.job_id), own)[-ATTEMPTS_KEPT:]
 
     def to_bytes(self) -> bytes:
         body = {
@@ -28,6 +64,7 @@ class Progress:
             "totalSteps": self.total_steps,
             "time": self.time or utc_now(),
             "checkpoint": self.checkpoint,
+            "attempts": [a.to_json() for a in self.attempts],
         }
         return (json.dumps(body, indent=2) + "\n").encode()
 
@@ -54,7 +91,9 @@ class Progress:
         if (job_id is not None and not isinstance(job_id, str)) or (checkpoint is not None and not isinstance(checkpoint, str)):
             return None
         time = body.get("time")
-        return cls(job_id, step, start, total, checkpoint, time if isinstance(time, str) else "")
+        raw = body.get("attempts")
+        attempts = tuple(a for a in (EarlierJob.parse(e) for e in raw) if a) if isinstance(raw, list) else ()
+        return cls(job_id, step, start, total, checkpoint, time if isinstance(time, str) else "", attempts)
 
 
 def _count(value: object) -> bool:
