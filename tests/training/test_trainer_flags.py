@@ -37,3 +37,12 @@ def test_resuming_with_other_settings_is_refused_naming_the_flags(tmp_path):
         "--learning-rate 0.05 (this run: 0.1), --seed 0 (this run: 7); resume with the same flags"
     ) in refused.stderr
     assert "Traceback" not in refused.stderr
+
+
+def test_a_laptop_run_resumed_says_where_and_warns_of_nothing(tmp_path):
+    """No CLOUD_ML_JOB_ID (a run outside Vertex): running it again is how it resumes, not a surprise."""
+    laptop = {"AIP_CHECKPOINT_DIR": str(tmp_path / "checkpoints"), "AIP_MODEL_DIR": str(tmp_path / "model")}
+    run(laptop, [*ARGS, "--steps", "200"])
+    again = run(laptop, [*ARGS, "--steps", "300"])
+    assert again.start_step() == 200
+    assert again.stderr == ""
