@@ -22,9 +22,9 @@ from tests.provider_host import ProviderHost, deserialize
 from tests.test_dynamic_host import URN, program_inputs  # noqa: F401 (a fixture: the program's own blob)
 
 # Everything that runs outside the tests: the program, the provider the host
-# imports, the offline render, the policy pack, the benchmarks, and the training
-# runtime trainers import (training/spot-runtime, requires-python >=3.10 too).
-CODE = ["__main__.py", "components", "offline", "policy", "bench", "training/spot-runtime/src"]
+# imports, the offline render, the policy pack, the benchmarks, the training
+# runtime trainers import and the example trainer (requires-python >=3.10 too).
+CODE = ["__main__.py", "components", "offline", "policy", "bench", "training/spot-runtime/src", "training/tabular-trainer/src"]
 VERMIN = str(Path(sys.executable).parent / "vermin")  # the dev group's; it has no `python -m` entry
 
 

@@ -46,3 +46,20 @@ def test_a_laptop_run_resumed_says_where_and_warns_of_nothing(tmp_path):
     again = run(laptop, [*ARGS, "--steps", "300"])
     assert again.start_step() == 200
     assert again.stderr == ""
+
+
+def test_a_model_dir_that_cannot_be_written_is_named_and_a_rerun_only_writes_the_model(tmp_path):
+    local = LocalPlace(tmp_path)
+    (tmp_path / "model").write_text("a file where the model dir should be")
+    failed = Trainer(local.env(job_id="1"), [*ARGS, "--steps", "200"])
+    assert failed.finish() == 1
+    assert (
+        f"tabular_trainer: cannot write the model to AIP_MODEL_DIR={local.model_dir}: {local.model_dir} exists and is not a directory"
+    ) in failed.stderr
+    assert "Traceback" not in failed.stderr
+    assert failed.checkpointed() == [100, 200]
+
+    (tmp_path / "model").unlink()
+    rerun = run(local.env(job_id="2"), [*ARGS, "--steps", "200"])
+    assert rerun.start_step() == 200 and rerun.checkpointed() == []
+    assert set(local.model_files()) == {"model.npz", "metrics.json"}

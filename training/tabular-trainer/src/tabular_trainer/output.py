@@ -29,6 +29,9 @@ def model_dir() -> str:
 def write_model(params: Params, accuracy: float, config: Config, held_out: int) -> str:
     """Writes model.npz, then metrics.json; returns where. Each file is written whole or not at all."""
     where = model_dir()
+    if not where.startswith("gs://") and os.path.exists(where) and not os.path.isdir(where):
+        # Said here: the runtime's store would call it a checkpoint dir.
+        raise ValueError(f"{where} exists and is not a directory")
     store = open_store(where)
     store.write(MODEL_FILE, to_npz(params))
     metrics = {

@@ -69,7 +69,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         where = output.write_model(state.params, accuracy, config, len(run.digits.test_y))
     except (OSError, ValueError) as err:
-        return fail(str(err))
+        # The training is checkpointed: fixed, a rerun resumes at the end and only writes the model.
+        return fail(f"cannot write the model to AIP_MODEL_DIR={output.model_dir()}: {err}")
     say(f"trained {outcome.step} steps: held-out accuracy {accuracy:.4f}; model in {where}")
     return 0
 
