@@ -60,9 +60,11 @@ class TrainState:
             record = json.loads(files[PROGRESS_FILE])
         except ValueError as err:
             raise ValueError(f"{PROGRESS_FILE} is not JSON: {err}") from err
+        if not isinstance(record, dict) or not {"step", "settings", "orderRng", "order"} <= record.keys():
+            raise ValueError(f"{PROGRESS_FILE} is not this trainer's (it needs step, settings, orderRng and order)")
         if record.get("step") != step:
             raise ValueError(f"{PROGRESS_FILE} says step {record.get('step')}, its folder says step {step}")
-        saved = record.get("settings", {})
+        saved = record["settings"] if isinstance(record["settings"], dict) else {}
         differing = [
             f"--{key.replace('_', '-')} {saved.get(key)!r} (this run: {value!r})"
             for key, value in settings.items()
@@ -74,8 +76,11 @@ class TrainState:
                 + "; resume with the same flags, or point AIP_CHECKPOINT_DIR at a new directory"
             )
         order_rng = np.random.default_rng()
-        order_rng.bit_generator.state = record["orderRng"]
-        order = None if record["order"] is None else np.asarray(record["order"], dtype=np.int64)
+        try:
+            order_rng.bit_generator.state = record["orderRng"]
+            order = None if record["order"] is None else np.asarray(record["order"], dtype=np.int64)
+        except (TypeError, ValueError, KeyError) as err:
+            raise ValueError(f"{PROGRESS_FILE} holds no usable data order: {err!r}") from err
         params = {name: np.asarray(value, dtype=np.float64) for name, value in from_npz(files[MODEL_FILE]).items()}
         velocity = {name: np.asarray(value, dtype=np.float64) for name, value in from_npz(files[OPTIMIZER_FILE]).items()}
         return cls(step=step, params=params, velocity=velocity, order_rng=order_rng, order=order, settings=settings)
