@@ -6,7 +6,6 @@ import json
 from dataclasses import replace
 
 import pytest
-
 from tabular_trainer.config import Config
 from tabular_trainer.run import Run
 
