@@ -49,3 +49,14 @@ def test_a_checkpoint_without_its_weights_is_refused_naming_the_file():
     del files["model.npz"]
     with pytest.raises(ValueError, match="the checkpoint has no model.npz"):
         run.resumed(files, 0)
+
+
+def test_a_checkpoint_mid_epoch_without_its_data_order_is_refused():
+    run = Run.prepare(CONFIG)
+    state = run.fresh()
+    run.train(state, None, say=lambda _: None)
+    files = state.to_files()
+    record = json.loads(files["state.json"])
+    files["state.json"] = json.dumps({**record, "order": record["order"][:-1]}).encode()
+    with pytest.raises(ValueError, match="its data order is not a permutation of the 1438 training examples"):
+        run.resumed(files, 50)

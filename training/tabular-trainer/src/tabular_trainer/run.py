@@ -52,6 +52,10 @@ class Run:
         state = TrainState.from_files(files, step, self.config.path_defining())
         self.model.check(state.params)
         self.model.check(state.velocity)
+        examples = len(self.digits.train_y)
+        mid_epoch = step % loop.batches_per_epoch(examples, self.config.batch_size) != 0
+        if mid_epoch and (state.order is None or sorted(state.order.tolist()) != list(range(examples))):
+            raise ValueError(f"its data order is not a permutation of the {examples} training examples")
         return state
 
     def train(self, state: TrainState, checkpoints: loop.Checkpoints | None, notice: loop.Notice | None = None,
