@@ -12,12 +12,13 @@ thread as the trainer runs, timed from the restore to the last step:
   client, as a container without the /gcs mount writes it. Loopback HTTP: a
   real bucket's round trips are longer, so its overhead is a floor, not a forecast.
 Two figures per store. The wall overhead: runs are interleaved (baseline,
-local, bucket, baseline, ...) and the medians compared, (median with - median
+local, bucket; each round starts one further on) and the medians compared, (median with - median
 without) / median without; on a busy machine it moves by tens of percent from
 run to run, as the baseline alone does. The checkpoint share: within each
 checkpointed run, the time spent in restore() and save() over the time spent
 training, its median over the rounds; both parts are measured in the same run,
-so the machine's load cancels out. The goal (issue 26): at most 5% at the
+so the machine's load cancels out. The emulator's own CPU during each bucket
+run is printed too: it shares this machine's two cores with the trainer. The goal (issue 26): at most 5% at the
 default interval. Each checkpointed run's
 final weights are compared with the baseline's: checkpointing never changes
 what is trained (asserted).
@@ -71,6 +72,13 @@ class Counted:
         self.saves.append(time.perf_counter() - start)
 
 
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU a process has used so far (Linux /proc)."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def one_run(config: Config, make: Callable[[], spot_runtime.Checkpointer] | None) -> tuple[float, bytes, list[float], float]:
     """Seconds from the restore to the last step, the final weights, each save's seconds, the restore's seconds."""
     run = Run.prepare(config)
@@ -99,6 +107,7 @@ def main() -> None:
     times: dict[str, list[float]] = {"baseline": [], "local": [], "bucket": []}
     saves: dict[str, list[float]] = {"local": [], "bucket": []}
     shares: dict[str, list[float]] = {"local": [], "bucket": []}
+    emulator_cpu: list[float] = []
     same = True
     try:
         with GcsEmulator() as emulator:
@@ -118,8 +127,13 @@ def main() -> None:
                     ),
                 }
                 weights = {}
-                for kind, make in makers.items():
-                    elapsed, weights[kind], save_times, restore = one_run(config, make)
+                # The order turns each round, so no run is always the first or the last of its round.
+                order = list(makers)[r % 3:] + list(makers)[:r % 3]
+                for kind in order:
+                    before = cpu_seconds(emulator.process.pid) if emulator.process else 0.0
+                    elapsed, weights[kind], save_times, restore = one_run(config, makers[kind])
+                    if kind == "bucket" and emulator.process:
+                        emulator_cpu.append(cpu_seconds(emulator.process.pid) - before)
                     times[kind].append(elapsed)
                     if kind in saves:
                         saves[kind].extend(save_times)
@@ -158,6 +172,7 @@ def main() -> None:
           + ", ".join(f"{name} {len(blob):,} B" for name, blob in _files(config).items()))
     print(table(["run", "train s", "wall overhead", "checkpoint share", "saves", "ms per save", f"interval for {GOAL:.0f}%"], rows))
     print(f"same model with and without checkpoints: {'yes' if same else 'no'} (asserted)")
+    print(f"fake-gcs-server's CPU per bucket run (median): {statistics.median(emulator_cpu):.3f} s, on the same machine")
     for kind in saves:
         overhead = (statistics.median(times[kind]) - base) / base * 100
         share = statistics.median(shares[kind])
