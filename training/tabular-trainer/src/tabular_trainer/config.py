@@ -9,7 +9,7 @@ from typing import Any
 
 # Default interval: one save (two .npz of ~150 KB and a small JSON, then the manifest and the
 # progress record) costs 5-25 ms on a local disk or the emulated bucket, as much as 20-80 training
-# steps of this model: every 4,000 steps (1-2 s of training) keeps it at 0.5% and 2.4% of training
+# steps of this model: every 4,000 steps (1-2 s of training) keeps it at 0.5% and 2.3% of training
 # time (bench/checkpoint.py, BENCHMARKS.md section 10), well within 5%. A hard kill then loses at
 # most 4,000 steps: pick a real model's interval from its save cost and the work you accept to lose
 # (docs/training.md, "Picking the checkpoint interval").
