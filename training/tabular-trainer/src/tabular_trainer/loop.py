@@ -102,6 +102,7 @@ def train(
             if checkpoints.is_chief:
                 say(f"step {done}/{total} checkpointed")
         if stopping:
-            say(f"preemption notice: stopped at step {done}/{total}" + (" after its checkpoint" if checkpoints else ""))
+            saved = checkpoints is not None and checkpoints.is_chief  # a worker's save writes nothing
+            say(f"preemption notice: stopped at step {done}/{total}" + (" after its checkpoint" if saved else ""))
             return Outcome(step=done, preempted=True)
     return Outcome(step=state.step, preempted=False)
