@@ -3,10 +3,10 @@
 The data is a file inside the scikit-learn wheel (what `load_digits` reads):
 nothing is downloaded, so the trainer runs the same on a laptop, in CI and on
 Vertex. The file is read directly when it is where `load_digits` keeps it,
-because importing scikit-learn costs 1-2 s of CPU (it imports scipy.stats),
-more than this whole training run, and each restart of the job pays it again;
-`load_digits` itself is the fallback (tests/training/test_data.py checks the
-two agree). The held-out split is a function of the seed alone, so every
+because importing scikit-learn imports scipy.stats and much else (see
+`python -X importtime -c "import sklearn.datasets"`), which each restart of the
+job would pay again, and the trainer needs none of it; `load_digits` itself is
+the fallback (tests/training/test_trainer_flags.py checks the two agree). The held-out split is a function of the seed alone, so every
 attempt of a run (and a resumed one) trains and evaluates on the same examples.
 """
 
