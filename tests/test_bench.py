@@ -70,3 +70,10 @@ def test_failover_counts_calls_and_its_month_model_is_deterministic():
     for policy in ("same-region SPOT retries", "strategy ladder", "region ladder", "STANDARD from the start (baseline)"):
         assert f"\n{policy} " in out
     assert quick("failover") == out  # seeded: the same seed, the same tables
+
+
+def test_checkpoint_overhead_trains_the_same_model_with_and_without_checkpoints():
+    out = quick("checkpoint")
+    assert "same model with and without checkpoints: yes (asserted)" in out
+    for store in ("local", "bucket"):
+        assert f"\n{store}: checkpoint share " in out

@@ -64,8 +64,10 @@ def test_image_and_package_references_resolve_to_pinned_uris():
     assert uri.startswith("us-central1-docker.pkg.dev/acme-ml-dev/vision/trainer@sha256:")
 
     [package_job] = [r for r in render(stack_config("dev")).of_type("SpotTrainingJob") if r.name == "tabular-baseline"]
-    [uri] = package_job.inputs["jobSpec"]["workerPoolSpecs"][0]["pythonPackageSpec"]["packageUris"]
-    assert uri.startswith("gs://acme-ml-dev-tabular-staging/packages/") and uri.endswith("/tabular_trainer-0.1.0.tar.gz")
+    # The runtime the trainer depends on first, so pip finds it installed.
+    runtime, trainer = package_job.inputs["jobSpec"]["workerPoolSpecs"][0]["pythonPackageSpec"]["packageUris"]
+    assert runtime.startswith("gs://acme-ml-dev-tabular-staging/packages/") and runtime.endswith("/spot_training_runtime-0.1.0.tar.gz")
+    assert trainer.startswith("gs://acme-ml-dev-tabular-staging/packages/") and trainer.endswith("/tabular_trainer-0.1.0.tar.gz")
 
 
 def test_a_bad_job_stops_the_program_naming_the_config_path_before_anything_is_registered():

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from packaging.markers import Marker
 from packaging.specifiers import SpecifierSet
 
 from tests.program import ROOT
@@ -21,9 +22,9 @@ from tests.provider_host import ProviderHost, deserialize
 from tests.test_dynamic_host import URN, program_inputs  # noqa: F401 (a fixture: the program's own blob)
 
 # Everything that runs outside the tests: the program, the provider the host
-# imports, the offline render, the policy pack, the benchmarks, and the training
-# runtime trainers import (training/spot-runtime, requires-python >=3.10 too).
-CODE = ["__main__.py", "components", "offline", "policy", "bench", "training/spot-runtime/src"]
+# imports, the offline render, the policy pack, the benchmarks, the training
+# runtime trainers import and the example trainer (requires-python >=3.10 too).
+CODE = ["__main__.py", "components", "offline", "policy", "bench", "training/spot-runtime/src", "training/tabular-trainer/src"]
 VERMIN = str(Path(sys.executable).parent / "vermin")  # the dev group's; it has no `python -m` entry
 
 
@@ -46,6 +47,17 @@ def supported_minors() -> list[str]:
     return [f"3.{minor}" for minor in range(30) if f"3.{minor}.0" in supported]
 
 
+def locked_for(package: str, minor: str) -> bool:
+    """Whether this [[package]] entry of a uv.lock is the one installed on Python `minor`: uv forks
+    the resolution when no one version of a package serves every supported Python, and then each
+    entry lists the `resolution-markers` it is locked for."""
+    block = re.search(r"^resolution-markers = \[\n(.*?)^\]", package, re.M | re.S)
+    if block is None:
+        return True
+    environment = {"python_version": minor, "python_full_version": f"{minor}.0"}
+    return any(Marker(marker).evaluate(environment) for marker in re.findall(r'^\s*"(.*)",?$', block.group(1), re.M))
+
+
 @pytest.mark.parametrize("lock", ["uv.lock", "policy/uv.lock"])
 def test_every_compiled_dependency_has_a_linux_wheel_for_every_supported_python(lock):
     """Else `uv sync` on that Python builds it from source (grpcio takes many minutes) or fails."""
@@ -60,6 +72,8 @@ def test_every_compiled_dependency_has_a_linux_wheel_for_every_supported_python(
         # py3-none wheel (a binary that links no Python, ruff's) serves them all.
         tags = [w[: -len(".whl")].split("-")[-3:] for w in wheels if "manylinux" in w and "x86_64" in w]
         for minor in supported_minors():
+            if not locked_for(package, minor):
+                continue  # another version of it is locked for this Python (a fork: numpy has none for all of 3.10-3.14)
             cp = "cp" + minor.replace(".", "")
             if not any(
                 py == cp and abi == cp or abi == "abi3" and int(py[3:]) <= int(cp[3:]) or (py, abi) == ("py3", "none")

@@ -171,7 +171,11 @@ class Checkpointer:
             self._earlier = record.attempts
             return record.start_step
         self._earlier = record.earlier_and_this()
-        log.warning(
+        # Outside Vertex (a laptop: no CLOUD_ML_JOB_ID, then or now) a rerun is the usual way to
+        # resume, and nothing tells it from a restart: not worth a warning on every resume.
+        level = logging.INFO if self.job_id is None and record.job_id is None else logging.WARNING
+        log.log(
+            level,
             "progress record %s was written by job %s, not this job (%s): its startStep is not carried over",
             self.store.describe(PROGRESS),
             record.job_id,
