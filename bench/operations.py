@@ -296,9 +296,10 @@ def main() -> None:
           f"(apart from name, times, the submission and resource labels): {'yes' if identical else 'NO'}; jobs left after the deletes "
           f"(cold-start jobs only): {left}")
     print("Ours does more per create: a ListCustomJobs look-up of the submission label before CreateCustomJob "
-          "(exactly-once); per delete: one GetCustomJob state check (cancel only if active), the DeleteCustomJob "
-          "LRO awaited; for a running job also CancelCustomJob and polling (vertex.POLL: first sleep up to 1 s, "
-          "jittered) until it is terminal.")
+          "and one after it (exactly-once, submission.py); per delete: one GetCustomJob state check (cancel only if "
+          "active), a ListCustomJobs per region for copies no state names, the DeleteCustomJob LRO awaited; for a "
+          "running job also CancelCustomJob and polling (vertex.POLL: first sleep up to 1 s, jittered) until it "
+          "is terminal.")
 
 
 if __name__ == "__main__":
