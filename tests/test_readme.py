@@ -27,7 +27,7 @@ def test_the_readme_is_a_front_door_of_at_most_200_lines():
 def test_every_relative_link_of_the_readme_and_docs_leads_to_a_file_and_heading_that_exist():
     import re
 
-    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    pages = [ROOT / "README.md", ROOT / "BENCHMARKS.md", *sorted((ROOT / "docs").glob("*.md"))]
     for page in pages:
         for target in re.findall(r"\]\(([^)#:]+\.md)?(#[^)]+)?\)", page.read_text()):
             path, anchor = target
@@ -39,6 +39,28 @@ def test_every_relative_link_of_the_readme_and_docs_leads_to_a_file_and_heading_
                 headings = re.findall(r"^#+ (.+)$", file.read_text(), re.M)
                 slugs = {re.sub(r"[^a-z0-9 -]", "", h.lower()).replace(" ", "-") for h in headings}
                 assert anchor[1:] in slugs, f"{page.name} links to {path}{anchor}: no such heading"
+
+
+def test_benchmarks_links_every_result_file_and_each_link_leads_to_a_file():
+    """BENCHMARKS.md keeps the scripts' printed output in bench/results/ and links each file from its section."""
+    text = (ROOT / "BENCHMARKS.md").read_text()
+    linked = set(re.findall(r"\]\((bench/results/[^)#]+)\)", text))
+    for path in linked:
+        assert (ROOT / path).is_file(), f"BENCHMARKS.md links to {path}, which does not exist"
+    kept = {f"bench/results/{p.name}" for p in (ROOT / "bench" / "results").glob("*.txt")}
+    assert kept and kept <= linked, f"bench/results files no section links to: {sorted(kept - linked)}"
+
+
+def test_benchmarks_opens_with_one_table_linking_every_section():
+    """The first table of BENCHMARKS.md: every figure with its goal and met or missed, each row linking to a section."""
+    text = (ROOT / "BENCHMARKS.md").read_text()
+    table = re.search(r"^\| figure \|.*?\n\n", text, re.S | re.M).group(0)
+    assert text.index(table) < text.index("\n## 1. ")
+    rows = table.strip().splitlines()[2:]
+    assert all(re.search(r"\]\(#[a-z0-9-]+\) \|$", row) for row in rows)
+    sections = set(re.findall(r"^## (\d+)\. ", text, re.M))
+    assert {n for n in re.findall(r"\[(\d+)\]\(#", table)} == sections
+    assert "**missed**" in table
 
 
 def test_the_readmes_add_a_job_example_is_a_valid_job():
