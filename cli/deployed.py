@@ -17,7 +17,7 @@ from typing import Any
 import typer
 
 from cli import output
-from components.spot_job.job_name import parent_of, split_parent
+from components.spot_job.job_name import JobName, parent_of, split_parent
 
 
 @dataclass(frozen=True)
@@ -128,7 +128,7 @@ def with_attempts(jobs: list[dict[str, Any]], names: dict[str, str]) -> list[Fou
 
 def _named_by_labels(job: dict[str, Any]) -> str:
     team = (job.get("labels") or {}).get("team") or "?"
-    return f"{team}/{(job.get('displayName') or job['name'].rsplit('/', 1)[1]).removeprefix(f'{team}-')}"
+    return f"{team}/{(job.get('displayName') or JobName.parse(job['name']).id).removeprefix(f'{team}-')}"
 
 
 @contextmanager
