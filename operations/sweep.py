@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from components.spot_job import labels, states
-from components.spot_job.job_name import JobName, split_parent
+from components.spot_job.job_name import JobName, parent_of, split_parent
 from offline import table as tables
 
 from .stack import Stack, StackError
@@ -91,7 +91,7 @@ def parents_crossed(stack: Stack, state: StackState, extra_locations: list[str])
     names, crossed, plus --location."""
     projects = {stack.gcp_project} | {project for project, _ in state.places}
     locations = {stack.region, *stack.ladder_regions} | {location for _, location in state.places} | set(extra_locations)
-    return [f"projects/{p}/locations/{loc}" for p in sorted(projects) for loc in sorted(locations)]
+    return [parent_of(p, loc) for p in sorted(projects) for loc in sorted(locations)]
 
 
 def table(findings: list[Finding]) -> str:

@@ -66,7 +66,7 @@ from google.api_core import exceptions
 from google.protobuf import timestamp_pb2
 
 from . import defaults, labels, resubmission, spec, states, vertex
-from .job_name import JobName
+from .job_name import JobName, parent_of
 
 log = logging.getLogger("spot-training")
 
@@ -239,7 +239,7 @@ class _Lookup:
         """The resource's jobs in `location`; with `only_key`, jobs of other resources that share its
         display name are skipped unread unless they carry the key."""
         service = vertex.JobService(location, self.quotas)
-        parent = spec.parent(self.inputs, location)
+        parent = parent_of(self.inputs["project"], location)
         return service.jobs_of(parent, self.scope, self.display_name, self.key if only_key else None)
 
     def is_copy(self, job: dict[str, Any]) -> bool:
