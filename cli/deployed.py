@@ -114,10 +114,10 @@ def of_resource(where: list[str], stack, team: str, job: str) -> list[dict[str, 
 def with_attempts(jobs: list[dict[str, Any]], names: dict[str, str]) -> list[Found]:
     """Each job, named (by `names`, resource label -> team/job, else its labels and display
     name) and numbered among its resource's submissions, oldest first."""
-    from components.spot_job import labels
+    from components.spot_job import labels, ordering
 
     by_resource: dict[str, list[dict[str, Any]]] = {}
-    for job in sorted(jobs, key=lambda j: (j.get("createTime") or "", j["name"])):
+    for job in ordering.oldest_first(jobs):
         by_resource.setdefault((job.get("labels") or {}).get(labels.RESOURCE_LABEL) or job["name"], []).append(job)
     found = []
     for resource, submitted in by_resource.items():

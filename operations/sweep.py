@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from components.spot_job import labels, states
+from components.spot_job import labels, ordering, states
 from components.spot_job.job_name import JobName, parent_of, split_parent
 from offline import table as tables
 
@@ -80,7 +80,7 @@ def unaccounted(jobs: list[dict[str, Any]], state: StackState) -> list[Finding]:
             continue  # a state this sweep does not know is neither billing for sure nor deletable
         found.append(Finding(job, status))
     order = (ORPHANED, RELEASED, CANCELLING, ENDED)
-    return sorted(found, key=lambda f: (order.index(f.status), f.job.get("createTime") or "", f.job["name"]))
+    return sorted(found, key=lambda f: (order.index(f.status), *ordering.by_creation(f.job)))
 
 
 def parents_crossed(stack: Stack, state: StackState, extra_locations: list[str]) -> list[str]:
