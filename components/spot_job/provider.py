@@ -119,7 +119,7 @@ class SpotTrainingJobProvider(ResourceProvider):
         log.warning("%s; submitting it, output kept in %s", decided.reason, output_dir or "no baseOutputDirectory")
         place = resubmission.Placement(due.strategy, due.location, due.kms_key_name)
         # An attempt of this job may already be where the old ladder and the history sent the others.
-        seen = [*resubmission.locations(olds), *(job.location for job in old.all_jobs)]
+        seen = resubmission.locations(olds, (job.location for job in old.all_jobs))
         done = submission.submit(news, due.attempt, place, seen)
         state = _followed(news, done, place, attempt=due.attempt, history=(*old.history, old.ended_attempt()))
         return UpdateResult(state.outputs(news))
@@ -142,7 +142,7 @@ class SpotTrainingJobProvider(ResourceProvider):
         # A copy that slipped through (an answer lost, a list that lagged) carries one of the state's
         # submission keys under a name no state holds: found by label, in every region an attempt ran in.
         keys = [state.submission_key or "", *(spec.submission_key(props, n) for n in range(1, state.attempt + 1))]
-        regions = [*(job.location for job in state.all_jobs), *resubmission.locations(props)]
+        regions = resubmission.locations(props, (job.location for job in state.all_jobs))
         copies = submission.cancel_copies(props, keys, regions, spare=str(state.job))
         if copies and on_delete == "delete":
             log.warning(

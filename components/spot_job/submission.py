@@ -122,7 +122,7 @@ def submit(
     earlier attempt ran (the history), looked in as well as the old and new ladders' regions."""
     parent, key, body = spec.submission(inputs, attempt, place.strategy, place.location, place.kms_key_name)
     lookup = _Lookup(inputs, key, body.get("displayName") or "")
-    regions = list(dict.fromkeys([place.location, *resubmission.locations(inputs), *search]))
+    regions = list(dict.fromkeys([place.location, *resubmission.locations(inputs, search)]))
     found = [job for region in regions if region for job in lookup.jobs(region)]
     copies = oldest_first(job for job in found if lookup.is_copy(job))
     if copies:
