@@ -219,7 +219,7 @@ class _Lookup:
         self.label = inputs.get("displayName") or display_name
         on_delete = inputs.get("onDelete") or defaults.DEFAULT_ON_DELETE
         order = inputs.get("replaceOrder") or defaults.DEFAULT_REPLACE_ORDER
-        self.spares_other_keys = on_delete == labels.RELEASED or order == "submitFirst"
+        self.spares_other_keys = on_delete == defaults.OnDelete.KEEP or order == defaults.ReplaceOrder.SUBMIT_FIRST
 
     def jobs(self, location: str, only_key: bool = True) -> list[dict[str, Any]]:
         """The resource's jobs in `location`; with `only_key`, jobs of other resources that share its
