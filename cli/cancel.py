@@ -31,7 +31,7 @@ def cancel(
     with deployed.google_errors():
         active = [j for j in found if j.get("state") in states.ACTIVE]
         if not active:
-            ended = ", ".join(f"{j['name'].rsplit('/', 1)[1]} {j.get('state')}" for j in found) or "none submitted"
+            ended = ", ".join(f"{JobName.parse(j['name']).id} {j.get('state')}" for j in found) or "none submitted"
             output.error(f"no active job of {job} in stack {stack} (its jobs: {ended}); nothing cancelled")
             raise typer.Exit(1)
         for j in active:

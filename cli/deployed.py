@@ -17,7 +17,7 @@ from typing import Any
 import typer
 
 from cli import output
-from components.spot_job.job_name import parent_of, split_parent
+from components.spot_job.job_name import JobName, parent_of, split_parent
 
 
 @dataclass(frozen=True)
@@ -114,10 +114,10 @@ def of_resource(where: list[str], stack, team: str, job: str) -> list[dict[str, 
 def with_attempts(jobs: list[dict[str, Any]], names: dict[str, str]) -> list[Found]:
     """Each job, named (by `names`, resource label -> team/job, else its labels and display
     name) and numbered among its resource's submissions, oldest first."""
-    from components.spot_job import labels
+    from components.spot_job import labels, ordering
 
     by_resource: dict[str, list[dict[str, Any]]] = {}
-    for job in sorted(jobs, key=lambda j: (j.get("createTime") or "", j["name"])):
+    for job in ordering.oldest_first(jobs):
         by_resource.setdefault((job.get("labels") or {}).get(labels.RESOURCE_LABEL) or job["name"], []).append(job)
     found = []
     for resource, submitted in by_resource.items():
@@ -128,7 +128,7 @@ def with_attempts(jobs: list[dict[str, Any]], names: dict[str, str]) -> list[Fou
 
 def _named_by_labels(job: dict[str, Any]) -> str:
     team = (job.get("labels") or {}).get("team") or "?"
-    return f"{team}/{(job.get('displayName') or job['name'].rsplit('/', 1)[1]).removeprefix(f'{team}-')}"
+    return f"{team}/{(job.get('displayName') or JobName.parse(job['name']).id).removeprefix(f'{team}-')}"
 
 
 @contextmanager

@@ -49,5 +49,5 @@ def logs(
     print(f"\nRead what it wrote (newest first):\n  {shlex.join(['gcloud', 'logging', 'read', query(job_id), f'--project={project}', f'--freshness={FRESHNESS}'])}")
     print(f"\nConsole: {name.console_url}")
     if len(found) > 1:
-        earlier = ", ".join(f"{f.job['name'].rsplit('/', 1)[1]} ({f.job.get('state')})" for f in found[:-1])
+        earlier = ", ".join(f"{JobName.parse(f.job['name']).id} ({f.job.get('state')})" for f in found[:-1])
         print(f"Earlier attempts: {earlier}; their logs: the same query with their job id")

@@ -112,7 +112,7 @@ def settings(jobs: list[RenderedJob]) -> str:
     for j in jobs:
         k = j.knobs
         wait = _or_default(k.get("waitFor"), defaults.DEFAULT_WAIT_FOR)
-        if k.get("waitFor") not in (None, "none"):
+        if k.get("waitFor") not in (None, defaults.WaitFor.NONE):
             wait += f" ({k['waitTimeout']})" if k.get("waitTimeout") else f" ({defaults.DEFAULT_WAIT_TIMEOUT} default)"
         rerun = json.dumps(k["rerun"]) if "rerun" in k else "- (default)"
         rows.append(

@@ -78,8 +78,7 @@ class StackState:
                 continue
             outputs = resource.get("outputs") or resource.get("inputs") or {}
             project, location = _text(outputs, "project", urn), _text(outputs, "location", urn)
-            places.add((project, location))
-            places.update((project, loc) for loc in resubmission.locations(outputs))
+            jobs: list[JobName] = []
             pointed = [resource.get("id"), outputs.get("jobName")]
             # A past attempt is remembered by its full name (it may have run in another
             # region), or, in a state written before attempts could move, by its id.
@@ -97,7 +96,11 @@ class StackState:
                     except ValueError as error:
                         raise StateError(f"{source}: {urn}: {error}") from None
                     names.add(str(job))
-                    places.add((job.project, job.location))
+                    jobs.append(job)
+            # Where the resource's jobs may be (its project in every region of resubmission.locations), and
+            # each job where its name puts it.
+            places.update((project, loc) for loc in resubmission.locations(outputs, (job.location for job in jobs)))
+            places.update((job.project, job.location) for job in jobs)
         pending = tuple(
             ((op.get("resource") or {}).get("urn", "?"), op.get("type", "?"))
             for op in deployment.get("pending_operations") or []

@@ -25,20 +25,34 @@ still stopping (CANCELLING) and its record can only be deleted by a later sweep.
 from __future__ import annotations
 
 import argparse
+import enum
 import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from components.spot_job import labels, states
-from components.spot_job.job_name import JobName, split_parent
+from components.spot_job import labels, ordering, states
+from components.spot_job.job_name import JobName, parent_of, split_parent
 from offline import table as tables
 
 from .stack import Stack, StackError
 from .state import StackState, StateError
 
-ORPHANED, RELEASED, CANCELLING, ENDED = "ORPHANED", "RELEASED", "CANCELLING", "ENDED"
+
+class Status(str, enum.Enum):
+    """What the sweep makes of a job no state points to, as it prints it. Not a Vertex job state:
+    it groups them by states.py (STOPPING is CANCELLING, ENDED is states.ENDED), with the release label."""
+
+    ORPHANED = "ORPHANED"
+    RELEASED = "RELEASED"
+    STOPPING = "CANCELLING"
+    ENDED = "ENDED"
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+
 # Vertex says a job is cancelled before it has stopped; its record cannot be deleted until it has.
 # How long a record's deletion (a long-running operation) may take before the sweep gives up on it.
 DELETE_TIMEOUT = 120.0
@@ -50,7 +64,7 @@ INCLUDE_RELEASED_ALONE = "--include-released only goes with --cancel or --delete
 @dataclass(frozen=True)
 class Finding:
     job: dict[str, Any]
-    status: str  # ORPHANED, RELEASED, CANCELLING or ENDED
+    status: Status
 
     @property
     def ended(self) -> bool:
@@ -71,16 +85,16 @@ def unaccounted(jobs: list[dict[str, Any]], state: StackState) -> list[Finding]:
             continue
         released = (job.get("labels") or {}).get(labels.RELEASE_LABEL) == labels.RELEASED
         if job.get("state") in states.STOPPING:
-            status = CANCELLING  # someone cancelled it, released or not: it is on its way to ENDED
+            status = Status.STOPPING  # someone cancelled it, released or not: it is on its way to ENDED
         elif job.get("state") in states.ACTIVE:
-            status = RELEASED if released else ORPHANED
+            status = Status.RELEASED if released else Status.ORPHANED
         elif job.get("state") in states.ENDED:
-            status = RELEASED if released else ENDED
+            status = Status.RELEASED if released else Status.ENDED
         else:
             continue  # a state this sweep does not know is neither billing for sure nor deletable
         found.append(Finding(job, status))
-    order = (ORPHANED, RELEASED, CANCELLING, ENDED)
-    return sorted(found, key=lambda f: (order.index(f.status), f.job.get("createTime") or "", f.job["name"]))
+    order = list(Status)
+    return sorted(found, key=lambda f: (order.index(f.status), *ordering.by_creation(f.job)))
 
 
 def parents_crossed(stack: Stack, state: StackState, extra_locations: list[str]) -> list[str]:
@@ -91,7 +105,7 @@ def parents_crossed(stack: Stack, state: StackState, extra_locations: list[str])
     names, crossed, plus --location."""
     projects = {stack.gcp_project} | {project for project, _ in state.places}
     locations = {stack.region, *stack.ladder_regions} | {location for _, location in state.places} | set(extra_locations)
-    return [f"projects/{p}/locations/{loc}" for p in sorted(projects) for loc in sorted(locations)]
+    return [parent_of(p, loc) for p in sorted(projects) for loc in sorted(locations)]
 
 
 def table(findings: list[Finding]) -> str:
@@ -180,33 +194,33 @@ def _sweep(args: argparse.Namespace, command: list[str], stack: Stack, state: St
         return DONE
 
     print(table(findings))
-    orphans = [f for f in findings if f.status == ORPHANED]
-    released = [f for f in findings if f.status == RELEASED and f.active]
-    released_records = [f for f in findings if f.status == RELEASED and f.ended]
-    stopping = [f for f in findings if f.status == CANCELLING]
-    records = [f for f in findings if f.status == ENDED]
+    orphans = [f for f in findings if f.status is Status.ORPHANED]
+    released = [f for f in findings if f.status is Status.RELEASED and f.active]
+    released_records = [f for f in findings if f.status is Status.RELEASED and f.ended]
+    stopping = [f for f in findings if f.status is Status.STOPPING]
+    records = [f for f in findings if f.status is Status.ENDED]
     print()
     if orphans:
-        print(f"{ORPHANED}: {len(orphans)} job(s) no resource of the stack's state points to; each bills until it ends.")
+        print(f"{Status.ORPHANED}: {len(orphans)} job(s) no resource of the stack's state points to; each bills until it ends.")
     if released or released_records:
-        print(f"{RELEASED}: {len(released) + len(released_records)} job(s) submitted with onDelete: keep, left on "
+        print(f"{Status.RELEASED}: {len(released) + len(released_records)} job(s) submitted with onDelete: keep, left on "
               f"purpose ({len(released)} active, {len(released_records)} ended).")
     if stopping:
-        print(f"{CANCELLING}: {len(stopping)} job(s) cancelled and still stopping; their records can be deleted once "
+        print(f"{Status.STOPPING}: {len(stopping)} job(s) cancelled and still stopping; their records can be deleted once "
               "they have ended: run the sweep again later, with --delete-ended.")
     if records:
-        print(f"{ENDED}: {len(records)} record(s) of jobs that ended; they bill nothing.")
+        print(f"{Status.ENDED}: {len(records)} record(s) of jobs that ended; they bill nothing.")
 
     deletable = records + (released_records if args.include_released else [])
     if args.cancel:
         for f in orphans + (released if args.include_released else []):
             now = _cancel(f)
             if now is not None and now.get("state") in states.STOPPING:
-                stopping.append(Finding(now, CANCELLING))
+                stopping.append(Finding(now, Status.STOPPING))
             elif now is not None and Finding(now, f.status).ended:
                 deletable.append(Finding(now, f.status))  # stopped at once: its record can go now too
         if released and not args.include_released:
-            print(f"Left the {RELEASED} job(s) running; add --include-released to cancel them too.")
+            print(f"Left the {Status.RELEASED} job(s) running; add --include-released to cancel them too.")
     left: list[Finding] = []
     if args.delete_ended:
         for f in deletable:
@@ -215,9 +229,9 @@ def _sweep(args: argparse.Namespace, command: list[str], stack: Stack, state: St
         for f in stopping:
             print(f"{f.job['name']} is still {states.CANCELLING}: run the sweep again later to delete its record.")
         if released_records and not args.include_released:
-            print(f"Left the ended {RELEASED} record(s); add --include-released to delete them too.")
+            print(f"Left the ended {Status.RELEASED} record(s); add --include-released to delete them too.")
     elif records or (released_records and args.include_released):
-        print(f"To delete the {ENDED} records: {shlex.join([*command, '--delete-ended'])}")
+        print(f"To delete the {Status.ENDED} records: {shlex.join([*command, '--delete-ended'])}")
 
     if orphans and not args.cancel:
         print(f"To cancel the orphaned ones: {shlex.join([*command, '--cancel'])}")

@@ -15,7 +15,7 @@ import time
 import grpc
 import pytest
 
-from components.spot_job import labels, states, submission
+from components.spot_job import labels, ordering, states, submission
 from tests.program import one_job_inputs
 from tests.provider_host import JOB_TYPE, ProviderHost, deserialize
 
@@ -138,4 +138,4 @@ def test_creation_times_compare_as_times_not_strings():
         {"name": "a", "createTime": "2026-12-04T10:00:05.500Z"},
         {"name": "c", "createTime": "2026-12-04T10:00:04.999999999Z"},
     ]
-    assert [j["name"] for j in submission._oldest_first(jobs)] == ["c", "b", "a"]
+    assert [j["name"] for j in ordering.oldest_first(jobs)] == ["c", "b", "a"]

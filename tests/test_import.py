@@ -10,6 +10,7 @@ import grpc
 import pytest
 
 from components.spot_job import spec, vertex
+from components.spot_job.job_name import parent_of
 from tests.program import one_job_inputs
 from tests.provider_host import JOB_TYPE, deserialize
 from tests.shared_host import emulator, host  # noqa: F401 (fixtures: one host per module)
@@ -27,7 +28,7 @@ def started_with_gcloud(inputs: dict, **changes) -> str:
     body = spec.request_body(inputs)
     body["labels"] = {"owner": "someone"}
     body["jobSpec"].update(changes)
-    return vertex.JobService(inputs["location"]).create(spec.parent(inputs), body)["name"]
+    return vertex.JobService(inputs["location"]).create(parent_of(inputs["project"], inputs["location"]), body)["name"]
 
 
 def test_a_job_that_matches_its_spec_is_adopted_without_a_submission(host, emulator, program_inputs):
@@ -76,7 +77,7 @@ def test_a_secret_value_that_differs_is_named_never_shown(host, emulator, progra
 
 
 def test_a_job_that_does_not_exist_is_refused(host, emulator, program_inputs):
-    name = f"{spec.parent(program_inputs)}/customJobs/123"
+    name = f"{parent_of(program_inputs['project'], program_inputs['location'])}/customJobs/123"
     with pytest.raises(grpc.RpcError) as refused:
         host.create(URN, {**copy.deepcopy(program_inputs), "adopt": name})
     assert "no such job in Vertex AI" in refused.value.details()

@@ -77,7 +77,7 @@ def decide(olds: dict[str, Any], news: dict[str, Any], id_: str = "", unknown: A
 
     `unknown` is the engine's marker of a value a preview cannot know yet."""
     label = news.get("displayName") or olds.get("displayName") or id_
-    cancel_first = (news.get("replaceOrder") or defaults.DEFAULT_REPLACE_ORDER) == "cancelFirst"
+    cancel_first = (news.get("replaceOrder") or defaults.DEFAULT_REPLACE_ORDER) == defaults.ReplaceOrder.CANCEL_FIRST
     before, after = spec.job_definition(olds), spec.job_definition(news)
     replaces = [key for key in spec.JOB_FIELDS if before.get(key) != after.get(key)]
     replaces += [key for key in spec.TRIGGER_FIELDS if olds.get(key) != news.get(key)]

@@ -58,6 +58,18 @@ def parent_of(project: str, location: str) -> str:
     return f"projects/{project}/locations/{location}"
 
 
+def project_of(name_or_parent: str) -> str | None:
+    """The project of a job's name or of a parent (`projects/{project}/locations/{location}`); None for anything else."""
+    try:
+        return JobName.parse(name_or_parent).project
+    except ValueError:
+        pass
+    try:
+        return split_parent(name_or_parent)[0]
+    except ValueError:
+        return None
+
+
 def split_parent(parent: str) -> tuple[str, str]:
     """(project, location) of `projects/{project}/locations/{location}`; ValueError for anything else."""
     parts = parent.split("/")

@@ -30,6 +30,8 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from .defaults import OnDelete
+
 SUBMISSION_LABEL = "spot_training_key"
 RESOURCE_LABEL = "spot_training_resource"
 STACK_LABEL = "spot_training_stack"
@@ -69,7 +71,7 @@ def for_submission(scope: str, key: str, on_delete: str | None) -> dict[str, str
         RESOURCE_LABEL: resource_value(scope),
         STACK_LABEL: stack_value(stack_scope(scope)),
     }
-    if on_delete == RELEASED:
+    if on_delete == OnDelete.KEEP:
         own[RELEASE_LABEL] = RELEASED
     return own
 

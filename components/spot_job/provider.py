@@ -119,7 +119,7 @@ class SpotTrainingJobProvider(ResourceProvider):
         log.warning("%s; submitting it, output kept in %s", decided.reason, output_dir or "no baseOutputDirectory")
         place = resubmission.Placement(due.strategy, due.location, due.kms_key_name)
         # An attempt of this job may already be where the old ladder and the history sent the others.
-        seen = [*resubmission.locations(olds), *(job.location for job in old.all_jobs)]
+        seen = resubmission.locations(olds, (job.location for job in old.all_jobs))
         done = submission.submit(news, due.attempt, place, seen)
         state = _followed(news, done, place, attempt=due.attempt, history=(*old.history, old.ended_attempt()))
         return UpdateResult(state.outputs(news))
@@ -128,7 +128,7 @@ class SpotTrainingJobProvider(ResourceProvider):
     def delete(self, id_: str, props: dict[str, Any]) -> None:
         state = JobState.of(props, id_)
         on_delete = props.get("onDelete") or defaults.DEFAULT_ON_DELETE
-        if on_delete == "keep":  # forget it: the job, running or not, stays in Vertex
+        if on_delete == defaults.OnDelete.KEEP:  # forget it: the job, running or not, stays in Vertex
             return
         _report_to_stderr()
         from . import stopping, submission, vertex
@@ -142,17 +142,17 @@ class SpotTrainingJobProvider(ResourceProvider):
         # A copy that slipped through (an answer lost, a list that lagged) carries one of the state's
         # submission keys under a name no state holds: found by label, in every region an attempt ran in.
         keys = [state.submission_key or "", *(spec.submission_key(props, n) for n in range(1, state.attempt + 1))]
-        regions = [*(job.location for job in state.all_jobs), *resubmission.locations(props)]
+        regions = resubmission.locations(props, (job.location for job in state.all_jobs))
         copies = submission.cancel_copies(props, keys, regions, spare=str(state.job))
-        if copies and on_delete == "delete":
+        if copies and on_delete == defaults.OnDelete.DELETE:
             log.warning(
                 "%s: the records of the %d cancelled cop(ies) stay in Vertex while they stop; once they have, `%s` "
                 "deletes them",
                 label, len(copies), stopping.sweep_command(scope),
             )
-        if on_delete == "cancel":
+        if on_delete == defaults.OnDelete.CANCEL:
             return
-        if stopped == stopping.STOPPED:  # ended, as just seen: no second look before the delete
+        if stopped is stopping.Outcome.STOPPED:  # ended, as just seen: no second look before the delete
             service.delete_record(str(state.job), timeout)
         # Earlier attempts ended before this one was submitted; their records go too, each
         # in the region it ran in (a fallback rung may have moved it).

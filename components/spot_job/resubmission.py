@@ -25,6 +25,7 @@ counts against it.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -153,11 +154,13 @@ def placement_after(stockouts: int, inputs: dict[str, Any]) -> Placement:
     return place
 
 
-def locations(inputs: dict[str, Any]) -> list[str]:
-    """Every region an attempt of this job can run in: its own location first, then
-    each region its ladder names, in ladder order."""
-    found = [inputs.get("location") or ""] + [r["location"] for _, r in _rungs(inputs) if r.get("location")]
-    return [loc for i, loc in enumerate(found) if loc and loc not in found[:i]]
+def locations(inputs: dict[str, Any], ran_in: Iterable[str] = ()) -> list[str]:
+    """The regions a job may be in, each once: its own location first, then each region its
+    ladder names, in ladder order, then `ran_in` (where its attempts ran, as its state says:
+    a ladder since changed may have moved one elsewhere). The one answer to "where may a job
+    of this resource be" for the protocol, the provider, the CLI and the sweep."""
+    found = [inputs.get("location") or ""] + [r["location"] for _, r in _rungs(inputs) if r.get("location")] + list(ran_in)
+    return [loc for loc in dict.fromkeys(found) if loc]
 
 
 def _rungs(inputs: dict[str, Any]) -> list[tuple[int, dict[str, Any]]]:

@@ -7,6 +7,8 @@ installed protos, so a field Google adds or renames shows up as a failing test
 instead of a silently dropped key.
 """
 
+from .defaults import OnDelete, ReplaceOrder, WaitFor
+
 STRING = "string"
 INT = "int"
 BOOL = "bool"
@@ -166,9 +168,9 @@ ENUMS: dict[str, tuple[str, ...]] = {
     # them with a pointer to their replacements rather than as unknown words.
     "Scheduling.Strategy": ("STANDARD", "SPOT", "FLEX_START", "ON_DEMAND", "LOW_COST"),
     # The provider's own enums, not Vertex's.
-    "WaitFor": ("none", "running", "succeeded"),
-    "OnDelete": ("delete", "cancel", "keep"),
-    "ReplaceOrder": ("cancelFirst", "submitFirst"),
+    "WaitFor": tuple(word.value for word in WaitFor),
+    "OnDelete": tuple(word.value for word in OnDelete),
+    "ReplaceOrder": tuple(word.value for word in ReplaceOrder),
     # `auto`: FLEX_START where every pool's machine qualifies, else STANDARD.
     "FallbackStrategy": ("auto", "FLEX_START", "STANDARD"),
 }

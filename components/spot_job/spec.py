@@ -17,6 +17,7 @@ from . import labels as own_labels
 from . import rules, schema
 from .defaults import DEFAULT_REPLICA_COUNT, DEFAULT_STRATEGY
 from .errors import UserError
+from .job_name import parent_of
 from .rules.known import Known
 from .shape import ShapeCheck, join
 from .values import DURATION, as_int
@@ -195,7 +196,7 @@ def submission(
             body["encryptionSpec"] = {"kmsKeyName": kms_key_name}
         # The rules refuse a move of a job with CMEK and no key for the rung's region.
         _pull_images_in(location, body, inputs.get("imageMirrors") or [])
-    return parent(inputs, location), key, body
+    return parent_of(inputs["project"], location or inputs["location"]), key, body
 
 
 def _pull_images_in(location: str, body: dict[str, Any], mirrors: list[dict[str, Any]]) -> None:
@@ -208,10 +209,6 @@ def _pull_images_in(location: str, body: dict[str, Any], mirrors: list[dict[str,
                 uri = (pool.get(task) or {}).get(field)
                 if isinstance(uri, str) and uri.startswith(mirror["from"]):
                     pool[task][field] = mirror["to"] + uri[len(mirror["from"]):]
-
-
-def parent(inputs: dict[str, Any], location: str | None = None) -> str:
-    return f"projects/{inputs['project']}/locations/{location or inputs['location']}"
 
 
 def spec_hash(inputs: dict[str, Any]) -> str:

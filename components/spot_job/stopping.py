@@ -14,9 +14,11 @@ Imported only inside provider methods: it pulls in the Google client via vertex.
 
 from __future__ import annotations
 
+import enum
 import logging
 
 from . import blocking, states
+from .defaults import OnDelete
 from .job_name import JobName
 from .vertex import JobService
 
@@ -30,37 +32,40 @@ def sweep_command(scope: str) -> str:
     parts = scope.split("/")
     return f"uv run spot-training sweep {parts[1] if len(parts) > 2 else '<stack>'} --delete-ended"
 
-# What `stop` found or left: its record may be deleted only when STOPPED.
-GONE = "gone"  # no record left to delete
-STOPPED = "stopped"  # ended now
-STOPPING = "stopping"  # cancelled, left stopping (logged)
+class Outcome(enum.Enum):
+    """What `stop` found or left: the record may be deleted only when STOPPED. Not a Vertex
+    job state (those are states.py): what this delete did."""
+
+    GONE = "gone"  # no record left to delete
+    STOPPED = "stopped"  # ended now
+    LEFT_STOPPING = "left stopping"  # cancelled, not waited for (logged)
 
 
-def stop(service: JobService, job: JobName, timeout: float, on_delete: str, label: str, scope: str = "") -> str:
+def stop(service: JobService, job: JobName, timeout: float, on_delete: str, label: str, scope: str = "") -> Outcome:
     """Cancels the job if it is active and waits until it has ended if a slot is free:
-    GONE, STOPPED (its record can be deleted at once, no further look needed) or STOPPING.
+    GONE, STOPPED (its record can be deleted at once, no further look needed) or LEFT_STOPPING.
     TimeoutError if it outlasts `timeout`."""
     name = str(job)
     seen = service.get(name)
     if seen is None:
-        return GONE
+        return Outcome.GONE
     if states.has_ended(seen.get("state")):
-        return STOPPED
+        return Outcome.STOPPED
     if states.is_active(seen.get("state")):
         service.cancel(name)
     with blocking.slot() as free:
         if free:
-            return GONE if service.wait_until_terminal(name, timeout) is None else STOPPED
+            return Outcome.GONE if service.wait_until_terminal(name, timeout) is None else Outcome.STOPPED
     log.warning(
         "%s: cancelled %s; it is stopping. Not waiting for it to stop: %d other calls are already waiting on jobs, "
         "and the provider host keeps its other threads for the rest of the stack. %s %s",
         label, name, blocking.MAX_BLOCKING_CALLS, _record(job, on_delete, scope), job.console_url,
     )
-    return STOPPING
+    return Outcome.LEFT_STOPPING
 
 
 def _record(job: JobName, on_delete: str, scope: str) -> str:
-    if on_delete == "cancel":
+    if on_delete == OnDelete.CANCEL:
         return "Its record stays in Vertex, as asked (onDelete: cancel)."
     return (
         "Its record cannot be deleted before it has stopped, so it stays in Vertex, forgotten by the stack (a stopped "

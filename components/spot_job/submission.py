@@ -13,7 +13,7 @@ that no list showed yet converges to cancelled by the next `submit` or
 or its destroy) or by `spot-training sweep`.
 
 Which copy is kept is one rule every caller applies the same way: the oldest
-by createTime (compared as a time), then by name. Two observers of the same
+by createTime (compared as a time), then by name (ordering.py). Two observers of the same
 set of copies never cancel them all.
 
 What it does:
@@ -63,10 +63,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from google.api_core import exceptions
-from google.protobuf import timestamp_pb2
 
 from . import defaults, labels, resubmission, spec, states, vertex
-from .job_name import JobName
+from .job_name import JobName, parent_of
+from .ordering import oldest_first
 
 log = logging.getLogger("spot-training")
 
@@ -112,20 +112,6 @@ def settle_seconds() -> float:
     return value
 
 
-def created_at(job: dict[str, Any]) -> int:
-    """createTime as nanoseconds since the epoch (RFC 3339 with 0 to 9 fraction digits compare as times)."""
-    stamp = timestamp_pb2.Timestamp()
-    try:
-        stamp.FromJsonString(str(job.get("createTime") or "1970-01-01T00:00:00Z"))
-    except ValueError:
-        return 0
-    return int(stamp.ToNanoseconds())
-
-
-def _oldest_first(jobs: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    return sorted(jobs, key=lambda job: (created_at(job), job.get("name", "")))
-
-
 def submit(
     inputs: dict[str, Any],
     attempt: int,
@@ -136,9 +122,9 @@ def submit(
     earlier attempt ran (the history), looked in as well as the old and new ladders' regions."""
     parent, key, body = spec.submission(inputs, attempt, place.strategy, place.location, place.kms_key_name)
     lookup = _Lookup(inputs, key, body.get("displayName") or "")
-    regions = list(dict.fromkeys([place.location, *resubmission.locations(inputs), *search]))
+    regions = list(dict.fromkeys([place.location, *resubmission.locations(inputs, search)]))
     found = [job for region in regions if region for job in lookup.jobs(region)]
-    copies = _oldest_first(job for job in found if lookup.is_copy(job))
+    copies = oldest_first(job for job in found if lookup.is_copy(job))
     if copies:
         job, adopted = copies[0], True
     else:
@@ -150,7 +136,7 @@ def submit(
     again = [j for j in lookup.jobs(job_region) if j.get("name") != job["name"]] + [
         j for j in found if JobName.parse(j["name"]).location != job_region and j.get("name") != job["name"]
     ]
-    keep, *extra = _oldest_first([job, *(j for j in again if lookup.is_copy(j))])
+    keep, *extra = oldest_first([job, *(j for j in again if lookup.is_copy(j))])
     if keep["name"] != job["name"]:
         log.warning("%s: kept %s, an older copy of submission key %s", lookup.label, keep["name"], key)
         job, adopted = keep, True
@@ -203,7 +189,7 @@ def _settle(lookup: _Lookup, location: str, settle: float) -> dict[str, Any] | N
     """The oldest active copy of the key that lists within `settle` seconds, else None."""
 
     def look() -> dict[str, Any]:
-        copies = _oldest_first(job for job in lookup.jobs(location) if lookup.is_copy(job))
+        copies = oldest_first(job for job in lookup.jobs(location) if lookup.is_copy(job))
         if not copies:
             raise _NotSeen()
         return copies[0]
@@ -233,13 +219,13 @@ class _Lookup:
         self.label = inputs.get("displayName") or display_name
         on_delete = inputs.get("onDelete") or defaults.DEFAULT_ON_DELETE
         order = inputs.get("replaceOrder") or defaults.DEFAULT_REPLACE_ORDER
-        self.spares_other_keys = on_delete == labels.RELEASED or order == "submitFirst"
+        self.spares_other_keys = on_delete == defaults.OnDelete.KEEP or order == defaults.ReplaceOrder.SUBMIT_FIRST
 
     def jobs(self, location: str, only_key: bool = True) -> list[dict[str, Any]]:
         """The resource's jobs in `location`; with `only_key`, jobs of other resources that share its
         display name are skipped unread unless they carry the key."""
         service = vertex.JobService(location, self.quotas)
-        parent = spec.parent(self.inputs, location)
+        parent = parent_of(self.inputs["project"], location)
         return service.jobs_of(parent, self.scope, self.display_name, self.key if only_key else None)
 
     def is_copy(self, job: dict[str, Any]) -> bool:

@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # the real classes, for the annotations; at run time they com
     )
 
 from .errors import UserError
-from .job_name import JobName
+from .job_name import JobName, project_of
 
 log = logging.getLogger("spot-training")
 
@@ -411,7 +411,8 @@ _ROLES = {
 
 def _access_denied(action: str, method: str, target: str, error: exceptions.GoogleAPICallError) -> str:
     who = _caller()
-    project = "/".join(target.split("/")[:2]) or "the job's project"
+    named = project_of(target)
+    project = f"projects/{named}" if named else "the job's project"
     if isinstance(error, exceptions.Unauthenticated):
         return (
             f"Vertex AI did not accept the credentials of {who} to {action} ({target}): {error.message}. "

@@ -19,14 +19,15 @@ from collections.abc import Callable
 from typing import Any
 
 from . import blocking, defaults, states, values
+from .defaults import WaitFor
 from .job_name import JobName
 from .vertex import JobService
 
 log = logging.getLogger("spot-training")
 
 _DONE: dict[str, Callable[[dict[str, Any]], bool]] = {
-    "running": lambda job: job.get("state") == states.RUNNING or states.has_ended(job.get("state")),
-    "succeeded": lambda job: states.has_ended(job.get("state")),
+    WaitFor.RUNNING: lambda job: job.get("state") == states.RUNNING or states.has_ended(job.get("state")),
+    WaitFor.SUCCEEDED: lambda job: states.has_ended(job.get("state")),
 }
 
 
@@ -35,7 +36,7 @@ def follow(service: JobService, job: dict[str, Any], props: dict[str, Any]) -> d
     target = props.get("waitFor") or defaults.DEFAULT_WAIT_FOR
     label = props.get("displayName") or job["name"]
     url = JobName.parse(job["name"]).console_url
-    if target == "none" or _DONE[target](job):
+    if target == WaitFor.NONE or _DONE[target](job):
         return job
     timeout = values.duration_seconds(props.get("waitTimeout") or defaults.DEFAULT_WAIT_TIMEOUT)
     with blocking.slot() as free:
@@ -55,7 +56,7 @@ def follow(service: JobService, job: dict[str, Any], props: dict[str, Any]) -> d
             "%s: still %s after %.0fs (waitTimeout); not waiting longer, the job goes on. %s",
             label, last.get("state"), timeout, url,
         )
-    elif target == "succeeded" and last.get("state") != states.SUCCEEDED:
+    elif target == WaitFor.SUCCEEDED and last.get("state") != states.SUCCEEDED:
         log.error(
             "%s: ended %s: %s. %s",
             label, last.get("state"), (last.get("error") or {}).get("message", "no error reported"), url,
