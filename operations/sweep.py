@@ -6,7 +6,9 @@ of that resource finds it and cancels it; when no create comes (the stack was
 destroyed, or the job removed from the program), nothing else will, and it
 bills until it ends. This lists such jobs by the stack's label and, with
 --cancel, cancels them. Jobs submitted with `onDelete: keep` were released on
-purpose: shown, never cancelled unless --include-released.
+purpose: shown, never cancelled unless --include-released; but a younger active
+copy of a released job's submission key is a duplicate (submission.py's
+invariant), ORPHANED like any other.
 
 It also lists the records of the stack's jobs that ended (a destroy whose
 cancels took longer than it waited leaves them behind, CANCELLING, then
@@ -80,10 +82,12 @@ def unaccounted(jobs: list[dict[str, Any]], state: StackState) -> list[Finding]:
     kind: active (ORPHANED, or RELEASED with onDelete: keep), stopping (CANCELLING), or ended
     (ENDED, or RELEASED with onDelete: keep)."""
     found = []
+    duplicates = _duplicates(jobs)
     for job in jobs:
         if job.get("name") in state.job_names:
             continue
-        released = (job.get("labels") or {}).get(labels.RELEASE_LABEL) == labels.RELEASED
+        # A released job is the one its destroy kept; a younger active copy of its key is a duplicate, an orphan.
+        released = (job.get("labels") or {}).get(labels.RELEASE_LABEL) == labels.RELEASED and job["name"] not in duplicates
         if job.get("state") in states.STOPPING:
             status = Status.STOPPING  # someone cancelled it, released or not: it is on its way to ENDED
         elif job.get("state") in states.ACTIVE:
@@ -95,6 +99,17 @@ def unaccounted(jobs: list[dict[str, Any]], state: StackState) -> list[Finding]:
         found.append(Finding(job, status))
     order = list(Status)
     return sorted(found, key=lambda f: (order.index(f.status), *ordering.by_creation(f.job)))
+
+
+def _duplicates(jobs: list[dict[str, Any]]) -> set[str]:
+    """The active jobs that carry the submission key of an older active job: every one but the oldest of
+    each key (ordering.py, the protocol's rule), which the protocol, and a destroy under keep, cancel."""
+    by_key: dict[str, list[dict[str, Any]]] = {}
+    for job in jobs:
+        key = (job.get("labels") or {}).get(labels.SUBMISSION_LABEL)
+        if key and job.get("state") in states.ACTIVE:
+            by_key.setdefault(key, []).append(job)
+    return {job["name"] for copies in by_key.values() for job in ordering.oldest_first(copies)[1:]}
 
 
 def parents_crossed(stack: Stack, state: StackState, extra_locations: list[str]) -> list[str]:

@@ -139,3 +139,41 @@ def test_creation_times_compare_as_times_not_strings():
         {"name": "c", "createTime": "2026-12-04T10:00:04.999999999Z"},
     ]
     assert [j["name"] for j in ordering.oldest_first(jobs)] == ["c", "b", "a"]
+
+
+def _twin_of(emulator, name: str) -> str:
+    """A second active copy of the job `name` (same labels, created later): one no list showed
+    while its `up` ran (a create that landed past the settle time)."""
+    from google.protobuf import json_format
+
+    twin = json_format.MessageToDict(type(emulator.job(name)).pb(emulator.job(name)))
+    twin["name"] = name[:-3] + "999"
+    twin["createTime"] = "2999-01-01T00:00:00Z"
+    emulator.restore(twin)
+    return twin["name"]
+
+
+# What docs/lifecycle.md ("Deleting") says destroy leaves, per onDelete: the job's state, or None once its
+# record is gone. A duplicate of its key is cancelled with every onDelete, keep included (teardown.py).
+AFTER_DESTROY = {
+    "delete": None,
+    "cancel": "JOB_STATE_CANCELLED",
+    "keep": "JOB_STATE_RUNNING",
+}
+
+
+@pytest.mark.parametrize("on_delete", AFTER_DESTROY)
+def test_destroy_does_what_on_delete_says_and_cancels_a_duplicate_of_the_key(host, emulator, inputs, on_delete):
+    created = host.create(URN, checked(host, {**inputs, "onDelete": on_delete}))
+    outs = deserialize(created.properties)
+    emulator.set_state(created.id, "JOB_STATE_RUNNING")
+    twin = _twin_of(emulator, created.id)
+    assert sorted(active_with(emulator, outs["submissionKey"])) == sorted([created.id, twin])
+
+    host.delete(URN, created.id, outs)
+
+    left = {job.name: job.state.name for job in emulator.jobs()}
+    assert left.get(created.id) == AFTER_DESTROY[on_delete]
+    assert left[twin] in states.CANCELLED_OR_CANCELLING  # its record stays until the sweep (still stopping)
+    assert active_with(emulator, outs["submissionKey"]) == ([created.id] if on_delete == "keep" else [])
+    assert emulator.calls["DeleteCustomJob"] == (1 if on_delete == "delete" else 0)

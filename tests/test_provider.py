@@ -179,7 +179,8 @@ def test_on_delete_keep_only_forgets_the_job(emulator):
     emulator.set_state(job_id, "JOB_STATE_RUNNING")
     emulator.reset_calls()
     provider.delete(job_id, outs)
-    assert sum(emulator.calls.values()) == 0
+    # One look for duplicates of its key (teardown.py); the job itself is neither cancelled nor deleted.
+    assert dict(emulator.calls) == {"ListCustomJobs": 1}
     assert emulator.job(job_id).state.name == "JOB_STATE_RUNNING"  # it runs on, in Vertex's hands
 
 

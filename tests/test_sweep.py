@@ -388,3 +388,25 @@ def test_delete_ended_with_active_orphans_left_exits_1_and_deletes_only_ended_re
     assert code == 1, err  # the orphan still bills: that is what a CI step should fail on
     assert f"deleted {scene['archive']}" in out and state_of(emulator, scene["bert"]) == "JOB_STATE_QUEUED"
     assert "--cancel" in out
+
+
+def test_a_younger_copy_of_a_released_jobs_key_is_an_orphan_not_released():
+    """A destroy under `onDelete: keep` keeps the oldest job of the key running; a copy of that key no
+    list showed then is a duplicate (submission.py's invariant): ORPHANED, cancelled by --cancel."""
+    from types import SimpleNamespace
+
+    from components.spot_job import labels as job_labels
+    from operations.sweep import Status, unaccounted
+
+    released = {job_labels.SUBMISSION_LABEL: "k1", job_labels.RELEASE_LABEL: job_labels.RELEASED}
+    parent = "projects/acme-ml-dev/locations/us-central1/customJobs"
+    jobs = [
+        {"name": f"{parent}/2", "state": "JOB_STATE_RUNNING", "labels": released, "createTime": "2026-12-04T10:00:05Z"},
+        {"name": f"{parent}/1", "state": "JOB_STATE_RUNNING", "labels": released, "createTime": "2026-12-04T10:00:04.5Z"},
+        {"name": f"{parent}/3", "state": "JOB_STATE_SUCCEEDED", "labels": released, "createTime": "2026-12-04T10:00:06Z"},
+    ]
+    found = {f.job["name"]: f.status for f in unaccounted(jobs, SimpleNamespace(job_names=set()))}
+    assert found == {f"{parent}/1": Status.RELEASED, f"{parent}/2": Status.ORPHANED, f"{parent}/3": Status.RELEASED}
+    # The kept job still in state (its resource not destroyed yet): a younger copy is an orphan all the same.
+    found = {f.job["name"]: f.status for f in unaccounted(jobs, SimpleNamespace(job_names={f"{parent}/1"}))}
+    assert found == {f"{parent}/2": Status.ORPHANED, f"{parent}/3": Status.RELEASED}

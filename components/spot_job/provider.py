@@ -25,7 +25,7 @@ from pulumi.dynamic import (
 from pulumi.output import Unknown
 from pulumi.runtime import rpc
 
-from . import adoption, decision, defaults, host, progress, redaction, reporting, resubmission, spec, values
+from . import adoption, decision, host, progress, redaction, reporting, resubmission, spec, teardown
 from .errors import UserError, reported_cleanly
 from .job_name import JobName
 from .resource_state import JobState
@@ -126,38 +126,30 @@ class SpotTrainingJobProvider(ResourceProvider):
 
     @reported_cleanly
     def delete(self, id_: str, props: dict[str, Any]) -> None:
-        state = JobState.of(props, id_)
-        on_delete = props.get("onDelete") or defaults.DEFAULT_ON_DELETE
-        if on_delete == defaults.OnDelete.KEEP:  # forget it: the job, running or not, stays in Vertex
-            return
+        """Carries out `teardown.plan` (what destroy does with each `onDelete` is decided there)."""
+        planned = teardown.plan(props, id_)
         _report_to_stderr()
         from . import stopping, submission, vertex
 
-        label = props.get("displayName") or str(state.job)
-        timeout = values.duration_seconds(props.get("deleteTimeout") or defaults.DEFAULT_DELETE_TIMEOUT)
-        service = vertex.JobService(state.job.location, props.get("quotas"))
+        service = vertex.JobService(planned.job.location, props.get("quotas"))
         # Cancelled at once; waited on only if the host can spare the thread (see stopping).
-        scope = props.get("submissionScope") or ""
-        stopped = stopping.stop(service, state.job, timeout, on_delete, label, scope)
-        # A copy that slipped through (an answer lost, a list that lagged) carries one of the state's
-        # submission keys under a name no state holds: found by label, in every region an attempt ran in.
-        keys = [state.submission_key or "", *(spec.submission_key(props, n) for n in range(1, state.attempt + 1))]
-        regions = resubmission.locations(props, (job.location for job in state.all_jobs))
-        copies = submission.cancel_copies(props, keys, regions, spare=str(state.job))
-        if copies and on_delete == defaults.OnDelete.DELETE:
+        stopped = (
+            stopping.stop(service, planned.job, planned.timeout, planned.on_delete, planned.label, planned.scope)
+            if planned.cancel
+            else None
+        )
+        found = planned.copies
+        copies = submission.cancel_copies(props, found.keys, found.regions, spare=found.spare)
+        if copies and planned.delete_record:
             log.warning(
                 "%s: the records of the %d cancelled cop(ies) stay in Vertex while they stop; once they have, `%s` "
                 "deletes them",
-                label, len(copies), stopping.sweep_command(scope),
+                planned.label, len(copies), stopping.sweep_command(planned.scope),
             )
-        if on_delete == defaults.OnDelete.CANCEL:
-            return
-        if stopped is stopping.Outcome.STOPPED:  # ended, as just seen: no second look before the delete
-            service.delete_record(str(state.job), timeout)
-        # Earlier attempts ended before this one was submitted; their records go too, each
-        # in the region it ran in (a fallback rung may have moved it).
-        for past in state.past_jobs:
-            vertex.JobService(past.location, props.get("quotas")).delete(str(past), timeout)
+        if planned.delete_record and stopped is stopping.Outcome.STOPPED:  # ended, as just seen: no second look
+            service.delete_record(str(planned.job), planned.timeout)
+        for past in planned.past_records:
+            vertex.JobService(past.location, props.get("quotas")).delete(str(past), planned.timeout)
 
 
 def _adopted(id_: str, inputs: dict[str, Any]) -> dict[str, Any]:

@@ -12,6 +12,15 @@ that no list showed yet converges to cancelled by the next `submit` or
 `cancel_copies` of the resource (the next `up` that submits or replaces it,
 or its destroy) or by `spot-training sweep`.
 
+It holds for `onDelete: keep` too, as it is (the behaviour was made to fit
+it): `keep` releases the one job a key keeps, not its copies. A destroy
+under `keep` cancels neither that job (the one its state points to, the
+oldest of its key) nor deletes any record, but it does cancel every other
+active copy of the state's keys, as with `delete` and `cancel`
+(teardown.py); the sweep lists the kept job as RELEASED and a younger active
+copy of its key as ORPHANED. What `keep` spares are the resource's jobs under
+other keys (step 3): a released job is one per key, not a copy.
+
 Which copy is kept is one rule every caller applies the same way: the oldest
 by createTime (compared as a time), then by name (ordering.py). Two observers of the same
 set of copies never cancel them all.
@@ -242,8 +251,9 @@ class _Lookup:
 
 def cancel_copies(inputs: dict[str, Any], keys: Iterable[str], regions: Iterable[str], spare: str = "") -> list[str]:
     """Cancels every active job of the resource, in `regions`, that carries one of `keys` (the
-    attempts a resource's state submitted), except `spare`: copies that slipped through by a name
-    no state holds. The names cancelled."""
+    attempts a resource's state submitted), except `spare` (the job its state points to): copies
+    that slipped through by a name no state holds, whatever `onDelete` says (teardown.py). The
+    names cancelled."""
     keys = [k for k in dict.fromkeys(keys) if k]
     if not keys:
         return []
