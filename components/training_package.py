@@ -50,6 +50,10 @@ def object_name(path: Path) -> str:
 # What in a package directory is not its code.
 _NOT_SOURCE = {".git", ".venv", "dist", "build", "__pycache__", ".pytest_cache"}
 _BUILT: dict[str, Path] = {}  # tree hash -> sdist, so one program run builds a package once
+# Built sdists are kept on disk by tree hash, so the next run (a `pulumi preview`, `render`, `diff`, each in a
+# process of its own) takes the same file instead of building it again (about 1 s a package): the object name
+# comes from the source either way, and the same bytes are no change of the BucketObject's source either.
+CACHE_DIR_ENV = "SPOT_TRAINING_CACHE_DIR"
 
 
 def tree_hash(root: Path) -> str:
@@ -61,19 +65,41 @@ def tree_hash(root: Path) -> str:
     return digest.hexdigest()
 
 
+def cache_dir() -> Path:
+    """Where built sdists are kept: $SPOT_TRAINING_CACHE_DIR, else $XDG_CACHE_HOME/spot-training, else ~/.cache/spot-training."""
+    if os.environ.get(CACHE_DIR_ENV):
+        return Path(os.environ[CACHE_DIR_ENV])
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "spot-training"
+
+
 def build_sdist(root: Path, digest: str) -> Path:
-    """Builds the directory's sdist. Its bytes may differ between builds (the
-    archive records times); its object name does not, as it comes from the
-    source, so a rebuild of unchanged code is no change of the job."""
+    """Builds the directory's sdist, or takes the one built before from the same source (cache_dir). Its
+    bytes may differ between builds (the archive records times); its object name does not, as it comes
+    from the source, so a rebuild of unchanged code is no change of the job."""
     if digest not in _BUILT:
-        out = Path(tempfile.mkdtemp(prefix="spot-training-package-"))
-        env = {**os.environ, "SOURCE_DATE_EPOCH": "315532800"}  # reproducible where the backend honours it
-        uv = os.environ.get("UV", "uv")  # `uv run` names its own binary here
-        result = subprocess.run([uv, "build", "--sdist", "--out-dir", str(out), str(root)], env=env, capture_output=True, text=True)
-        if result.returncode != 0:
-            raise ValueError(f"building the training package in {root} failed:\n{result.stderr.strip()}")
-        [_BUILT[digest]] = out.glob("*.tar.gz")
+        kept = cache_dir() / "sdists" / digest
+        found = sorted(kept.glob("*.tar.gz")) if kept.is_dir() else []
+        _BUILT[digest] = found[0] if len(found) == 1 else _build_and_keep(root, kept)
     return _BUILT[digest]
+
+
+def _build_and_keep(root: Path, kept: Path) -> Path:
+    try:  # built beside the cache entry, so it is renamed into place whole
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        out = Path(tempfile.mkdtemp(prefix=".building-", dir=kept.parent))
+    except OSError:  # the cache cannot be written: build where the system keeps temporary files
+        out = Path(tempfile.mkdtemp(prefix="spot-training-package-"))
+    env = {**os.environ, "SOURCE_DATE_EPOCH": "315532800"}  # reproducible where the backend honours it
+    uv = os.environ.get("UV", "uv")  # `uv run` names its own binary here
+    result = subprocess.run([uv, "build", "--sdist", "--out-dir", str(out), str(root)], env=env, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise ValueError(f"building the training package in {root} failed:\n{result.stderr.strip()}")
+    [built] = out.glob("*.tar.gz")
+    try:  # atomic on one file system: a process racing this one finds all of the entry or none of it
+        os.rename(out, kept)
+        return kept / built.name
+    except OSError:  # another process kept it first, or the build is on another file system: this one serves
+        return built
 
 
 class TrainingPackage(pulumi.ComponentResource):

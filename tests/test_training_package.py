@@ -60,3 +60,32 @@ def test_a_package_directory_is_built_and_addressed_by_its_source(tmp_path):
     assert upload(package)[1] == first  # build output is not code
     (package / "src" / "trainer" / "task.py").write_text("print('two')\n")
     assert upload(package)[1] != first
+
+
+def test_a_built_package_is_kept_by_its_source_so_the_next_run_does_not_build_it_again(tmp_path, monkeypatch):
+    import subprocess
+
+    from components import training_package
+
+    monkeypatch.setenv(training_package.CACHE_DIR_ENV, str(tmp_path / "cache"))
+    monkeypatch.setattr(training_package, "_BUILT", {})  # a test before may have built the same source
+    package = tmp_path / "trainer"
+    (package / "src" / "trainer").mkdir(parents=True)
+    (package / "pyproject.toml").write_text(
+        '[project]\nname = "trainer"\nversion = "0.1.0"\n[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n'
+    )
+    (package / "src" / "trainer" / "task.py").write_text("print('one')\n")
+    obj, first = upload(package)
+    built = obj.inputs["source"].path
+    assert built.startswith(str(tmp_path / "cache" / "sdists")) and open(built, "rb").read(2) == b"\x1f\x8b"
+
+    builds = []
+    real_run = subprocess.run
+    monkeypatch.setattr(training_package.subprocess, "run", lambda *a, **k: builds.append(a) or real_run(*a, **k))
+    monkeypatch.setattr(training_package, "_BUILT", {})  # the next program run: a process of its own
+    again, uri = upload(package)
+    assert (uri, again.inputs["source"].path, builds) == (first, built, [])  # the same file, nothing built
+
+    (package / "src" / "trainer" / "task.py").write_text("print('two')\n")
+    changed, uri = upload(package)
+    assert uri != first and len(builds) == 1 and changed.inputs["source"].path != built
