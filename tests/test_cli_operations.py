@@ -17,29 +17,12 @@ import json
 import pytest
 
 from components.spot_job import labels
-from offline.render import render
 from tests.cli_runner import spot_training, spot_training_in_process
-from tests.emulator import JobServiceEmulator
+from tests.module_emulator import _emulator, bodies, emulator  # noqa: F401 (fixtures)
 
 PARENT = "projects/acme-ml-dev/locations/us-central1"
 
 
-@pytest.fixture(scope="module")
-def _emulator():
-    with JobServiceEmulator() as emu:
-        yield emu
-
-
-@pytest.fixture
-def emulator(_emulator, monkeypatch):
-    _emulator.reset()
-    monkeypatch.setenv("AIPLATFORM_EMULATOR_HOST", _emulator.address)
-    return _emulator
-
-
-@pytest.fixture(scope="module")
-def bodies():
-    return {f"{job.team}/{job.job}": job.body for job in render("dev")}
 
 
 def submit(body: dict, **label_changes: str) -> str:

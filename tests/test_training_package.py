@@ -17,6 +17,17 @@ def upload(source):
     return recorder.of_type("storage/bucketObject:BucketObject")[0], seen["uri"]
 
 
+def package_directory(tmp_path):
+    """A package directory of one module, trainer.task, built with hatchling."""
+    package = tmp_path / "trainer"
+    (package / "src" / "trainer").mkdir(parents=True)
+    (package / "pyproject.toml").write_text(
+        '[project]\nname = "trainer"\nversion = "0.1.0"\n[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n'
+    )
+    (package / "src" / "trainer" / "task.py").write_text("print('one')\n")
+    return package
+
+
 def test_the_uri_changes_exactly_when_the_code_does(tmp_path):
     sdist = tmp_path / "trainer-0.1.0.tar.gz"
     sdist.write_bytes(b"version one")
@@ -47,12 +58,7 @@ def test_a_missing_or_unbuilt_source_is_named(tmp_path):
 
 
 def test_a_package_directory_is_built_and_addressed_by_its_source(tmp_path):
-    package = tmp_path / "trainer"
-    (package / "src" / "trainer").mkdir(parents=True)
-    (package / "pyproject.toml").write_text(
-        '[project]\nname = "trainer"\nversion = "0.1.0"\n[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n'
-    )
-    (package / "src" / "trainer" / "task.py").write_text("print('one')\n")
+    package = package_directory(tmp_path)
     obj, first = upload(package)
     assert first.endswith("/trainer-0.1.0.tar.gz") and obj.inputs["source"].path.endswith("trainer-0.1.0.tar.gz")
     (package / "dist").mkdir()
@@ -69,12 +75,7 @@ def test_a_built_package_is_kept_by_its_source_so_the_next_run_does_not_build_it
 
     monkeypatch.setenv(training_package.CACHE_DIR_ENV, str(tmp_path / "cache"))
     monkeypatch.setattr(training_package, "_BUILT", {})  # a test before may have built the same source
-    package = tmp_path / "trainer"
-    (package / "src" / "trainer").mkdir(parents=True)
-    (package / "pyproject.toml").write_text(
-        '[project]\nname = "trainer"\nversion = "0.1.0"\n[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n'
-    )
-    (package / "src" / "trainer" / "task.py").write_text("print('one')\n")
+    package = package_directory(tmp_path)
     obj, first = upload(package)
     built = obj.inputs["source"].path
     assert built.startswith(str(tmp_path / "cache" / "sdists")) and open(built, "rb").read(2) == b"\x1f\x8b"
