@@ -81,10 +81,10 @@ def parents_of_jobs(stack, jobs: dict[str, dict[str, Any]], locations: list[str]
     """Each (project, location) a job of the rendered stack may run in, not crossed (the sweep
     crosses them, operations.sweep.parents_crossed): the stack's gcp:project and gcp:region,
     every job's own and every region its fallback ladder may move it to, and --location."""
-    from components.spot_job import resubmission
+    from components.spot_job.job_inputs import JobInputs
 
     places = {(stack.gcp_project, stack.region)}
-    places |= {(i.get("project"), loc) for i in jobs.values() if i.get("project") for loc in resubmission.locations(i)}
+    places |= {(i.get("project"), loc) for i in jobs.values() if i.get("project") for loc in JobInputs.of(i).locations()}
     places |= {(stack.gcp_project, location) for location in locations}
     return [parent_of(p, loc) for p, loc in sorted(places)]
 

@@ -68,7 +68,7 @@ def _records(found: list[deployed.Found]) -> dict[str, dict[str, Any] | None]:
     if not progress_record.readable():  # emulated jobs wrote to no real bucket
         return records
     for f in found:
-        uri = progress.record_uri(f.job)
+        uri = progress.record_uri(progress.output_dir(f.job))
         if uri is None or uri in records:
             continue
         with output.progress(f"reading {uri}"):
@@ -82,7 +82,7 @@ def _progress(records: dict[str, dict[str, Any] | None], job: dict[str, Any]) ->
     """The steps the attempt checkpointed, "from→to of total", as its job's record tells them; "-" if it does not."""
     from components.spot_job import progress
 
-    uri = progress.record_uri(job)
+    uri = progress.record_uri(progress.output_dir(job))
     made = progress.reported(records.get(uri) if uri else None, JobName.parse(job["name"]).id)
     if made is None or made.step is None:
         return "-"

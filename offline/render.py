@@ -80,11 +80,12 @@ def render(stack: str) -> list[RenderedJob]:
     run to run.
     """
     from components.spot_job import spec  # after the mocks exist: it is the program's own module
+    from components.spot_job.job_inputs import JobInputs
 
     jobs, mocks = provider_inputs(stack)
     rendered = []
     for (team, job), inputs in sorted(jobs.items()):
-        parent, _, body = spec.submission(inputs)
+        parent, _, body = spec.submission(JobInputs.of(inputs))
         knobs = {k: inputs[k] for k in (*spec.TRIGGER_FIELDS, *spec.KNOB_FIELDS) if inputs.get(k) is not None}
         rendered.append(
             RenderedJob(team, job, parent, body, inputs.get("secretPaths") or [], frozenset(mocks.pinned), knobs)
@@ -135,9 +136,10 @@ def ladder(job: RenderedJob) -> str:
     as components/spot_job/resubmission.py resolves it for this job (auto
     included), and which of them is billed at the on-demand price."""
     from components.spot_job import resubmission
+    from components.spot_job.job_inputs import JobInputs
 
     location = split_parent(job.parent)[1]
-    inputs = {"jobSpec": job.body["jobSpec"], "location": location, **job.knobs}
+    inputs = JobInputs.of({"jobSpec": job.body["jobSpec"], "location": location, **job.knobs})
     own = job.body["jobSpec"]["scheduling"].get("strategy") or defaults.DEFAULT_STRATEGY
     rungs = (job.knobs.get("resubmission") or {}).get("fallback") or []
     if own != "SPOT":
@@ -175,9 +177,10 @@ def placements(job: RenderedJob) -> list[tuple[str, str, str]]:
     """(what, strategy, location) of the job's own submission, then of each fallback rung the
     resubmission limit lets it reach, as components/spot_job/resubmission.py places it."""
     from components.spot_job import resubmission
+    from components.spot_job.job_inputs import JobInputs
 
     location = split_parent(job.parent)[1]
-    inputs = {"jobSpec": job.body["jobSpec"], "location": location, **job.knobs}
+    inputs = JobInputs.of({"jobSpec": job.body["jobSpec"], "location": location, **job.knobs})
     own = job.body["jobSpec"]["scheduling"].get("strategy") or defaults.DEFAULT_STRATEGY
     found = [("own", own, location)]
     if own != "SPOT":

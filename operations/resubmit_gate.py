@@ -29,6 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from components.spot_job.decision import Kind, decide
+from components.spot_job.job_inputs import JobInputs
+from components.spot_job.resource_state import JobState
 
 JOB_TYPE = "pulumi-python:dynamic/spot-training:SpotTrainingJob"
 # Steps that change no resource: unchanged, a data-source read, a refresh of state.
@@ -81,10 +83,10 @@ def why_not_a_resubmission(step: dict[str, Any]) -> str | None:
     if not old or not new:
         return "update without both old and new state in the plan: cannot tell what the provider will do"
     outputs = old.get("outputs") or {}
-    decided = decide(outputs, new.get("inputs") or {}, old.get("id") or "")
+    state = JobState.of(outputs, old.get("id") or "")
+    decided = decide(state, JobInputs.of(outputs), JobInputs.of(new.get("inputs") or {}))
     if decided.kind != Kind.RESUBMIT:
-        state = outputs.get("state")
-        return f"update of a job in {state or 'no state'} that the provider does not resubmit ({decided.kind.value})"
+        return f"update of a job in {state.state or 'no state'} that the provider does not resubmit ({decided.kind.value})"
     return None
 
 
@@ -98,11 +100,11 @@ def judge(plan: dict[str, Any]) -> Verdict:
         if reason is not None:
             refusals.append(f"{urn}: {reason}")
             continue
-        outputs = step["oldState"].get("outputs") or {}
-        error = (outputs.get("error") or {}).get("message") or "no error message"
+        state = JobState.of(step["oldState"].get("outputs") or {}, step["oldState"].get("id") or "")
+        error = (state.error or {}).get("message") or "no error message"
         targets.append(urn)
         notes.append(
-            f"{urn.rsplit('::', 1)[-1]}: {outputs.get('jobId', '(no job id)')} attempt {outputs.get('attempt', 1)} "
+            f"{urn.rsplit('::', 1)[-1]}: {state.job.id or '(no job id)'} attempt {state.attempt} "
             f"ended FAILED ({error}); resubmitting"
         )
     return Verdict(tuple(targets), tuple(notes), tuple(refusals))

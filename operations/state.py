@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from components.spot_job import resubmission
+from components.spot_job.job_inputs import JobInputs
 from components.spot_job.job_name import JobName
 
 from .stack import ROOT, Stack
@@ -97,9 +97,9 @@ class StackState:
                         raise StateError(f"{source}: {urn}: {error}") from None
                     names.add(str(job))
                     jobs.append(job)
-            # Where the resource's jobs may be (its project in every region of resubmission.locations), and
+            # Where the resource's jobs may be (its project in every region of JobInputs.locations), and
             # each job where its name puts it.
-            places.update((project, loc) for loc in resubmission.locations(outputs, (job.location for job in jobs)))
+            places.update((project, loc) for loc in JobInputs.of(outputs).locations(tuple(job.location for job in jobs)))
             places.update((job.project, job.location) for job in jobs)
         pending = tuple(
             ((op.get("resource") or {}).get("urn", "?"), op.get("type", "?"))

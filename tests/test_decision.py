@@ -16,6 +16,8 @@ from pulumi.runtime.proto import provider_pb2
 
 from components.spot_job import states
 from components.spot_job.decision import Kind, decide
+from components.spot_job.job_inputs import JobInputs
+from components.spot_job.resource_state import JobState
 from tests.program import one_job_inputs
 from tests.provider_host import JOB_TYPE, deserialize
 from tests.shared_host import emulator, host  # noqa: F401 (fixtures: one host per module)
@@ -143,7 +145,7 @@ SCENARIOS = {
 @pytest.mark.parametrize("outcome", SCENARIOS, ids=lambda k: getattr(k, "name", k))
 def test_the_preview_line_and_the_action_agree(host, emulator, program_inputs, outcome):
     id_, state, news = SCENARIOS[outcome](host, emulator, program_inputs)
-    decided = decide(state, news, id_)
+    decided = decide(JobState.of(state, id_), JobInputs.of(state), JobInputs.of(news))
     assert decided.kind == (Kind.REPLACE if outcome == "submitFirst" else outcome)
     before = {job.name for job in emulator.jobs()}
     seen = engine_step(host, emulator, id_, state, news)

@@ -8,7 +8,9 @@ is that sequence, against the emulator through the real client.
 import pytest
 
 from components.spot_job import resubmission, spec
+from components.spot_job.job_inputs import JobInputs
 from components.spot_job.provider import SpotTrainingJobProvider
+from components.spot_job.resource_state import JobState
 from tests.emulator import STOCKOUT_ERROR
 from tests.fixtures import job_inputs
 
@@ -153,8 +155,8 @@ def test_auto_never_moves_a_t4_job_to_flex_start(emulator):
     # https://cloud.google.com/vertex-ai/docs/training/schedule-jobs-dws
     news = gpu_inputs(resubmission={"fallback": [{"afterStockouts": 2, "strategy": "auto"}]})
     news["jobSpec"]["workerPoolSpecs"][0]["machineSpec"] = {"machineType": "n1-standard-8", "acceleratorType": "NVIDIA_TESLA_T4", "acceleratorCount": 1}
-    assert resubmission.strategy_after(2, news) == "STANDARD"
-    assert resubmission.strategy_after(2, gpu_inputs(resubmission=news["resubmission"])) == "FLEX_START"
+    assert resubmission.strategy_after(2, JobInputs.of(news)) == "STANDARD"
+    assert resubmission.strategy_after(2, JobInputs.of(gpu_inputs(resubmission=news["resubmission"]))) == "FLEX_START"
 
 def test_without_a_fallback_every_resubmission_stays_on_spot(emulator):
     news = gpu_inputs()
@@ -229,7 +231,7 @@ def test_stockout_is_recognised_by_vertexs_error_message():
 
 
 def test_attempt_numbers_arrive_as_doubles_from_the_wire():
-    due = resubmission.next_submission(failed(attempt=2.0), inputs())
+    due = resubmission.next_submission(JobState.of(failed(attempt=2.0)), JobInputs.of(inputs()))
     assert (due.attempt, due.reason, due.strategy) == (3, "STOCKOUT", "SPOT")
 
 
@@ -237,5 +239,5 @@ def test_the_ladder_counts_stockouts_across_attempts_not_other_failures():
     news = gpu_inputs(resubmission={"onOtherFailures": True, "fallback": [{"afterStockouts": 2, "strategy": "FLEX_START"}]})
     code_failure = {"error": {"code": 3, "message": CODE_ERROR[1]}}
     stockout = {"error": {"code": 8, "message": STOCKOUT_ERROR[1]}}
-    assert resubmission.next_submission(failed(attempt=2, history=[code_failure]), news).strategy == "SPOT"
-    assert resubmission.next_submission(failed(attempt=2, history=[stockout]), news).strategy == "FLEX_START"
+    assert resubmission.next_submission(JobState.of(failed(attempt=2, history=[code_failure])), JobInputs.of(news)).strategy == "SPOT"
+    assert resubmission.next_submission(JobState.of(failed(attempt=2, history=[stockout])), JobInputs.of(news)).strategy == "FLEX_START"

@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import property_paths, redaction, spec
+from .job_inputs import JobInputs
 from .job_name import JobName
 
 # Compared where the config sets them; `labels` is left out (see above).
@@ -34,12 +35,12 @@ def as_inputs(job: dict[str, Any]) -> dict[str, Any]:
     return found
 
 
-def differences(inputs: dict[str, Any], job: dict[str, Any]) -> list[str]:
+def differences(inputs: JobInputs, job: dict[str, Any]) -> list[str]:
     """One line per path where the config's spec (`inputs`) and the job differ, in canonical form."""
-    want = spec.job_definition({key: inputs.get(key) for key in COMPARED})
+    want = {key: value for key, value in inputs.definition.items() if key in COMPARED}
     have = spec.job_definition(as_inputs(job))
     # A value at a secret path is named, never shown: neither the config's nor the one Vertex holds.
-    secret = redaction.paths(inputs)
+    secret = redaction.paths(inputs.props)
     return [
         f"{path}: {redaction.PLACEHOLDER} differs"
         if any(property_paths.is_within(path, s) for s in secret)

@@ -14,30 +14,32 @@ from collections.abc import Iterator, Set
 from typing import Any
 
 from . import property_paths, redaction, spec
+from .job_inputs import NOT_GIVEN, JobInputs
 
 _DIGEST = re.compile(r"^(?P<image>[^@]+)@sha256:(?P<digest>[0-9a-f]{64})$")
 _PACKAGE = re.compile(r"^gs://[^/]+/(?:.*/)?(?P<hash>[0-9a-f]{16})/(?P<file>[^/]+)$")
 SHORT = 12  # characters of a digest or hash shown, as `docker images` shows them
 
 
-def describe(olds: dict[str, Any], news: dict[str, Any], unknown: Any = None) -> list[str]:
+def describe(old: JobInputs, new: JobInputs) -> list[str]:
     """One line per changed field of the job's definition (and its rerun trigger).
 
-    `unknown` is the marker of a value a preview cannot know yet (an image
-    digest still being pushed, say); it reads as such. A value at one of the
-    job's `secretPaths` only says that it changed, and no line quotes it.
+    A value a preview cannot know yet (an image digest still being pushed, say:
+    the `unknown` marker `new` was read with) reads as such. A value at one of
+    the job's `secretPaths` only says that it changed, and no line quotes it.
     """
-    before, after = spec.job_definition(olds), spec.job_definition(news)
-    secret_paths, secrets = redaction.paths(olds, news), redaction.values(olds, news)
+    unknown = None if new.unknown is NOT_GIVEN else new.unknown
+    secret_paths, secrets = redaction.paths(old.props, new.props), redaction.values(old.props, new.props)
     lines = [
         f"{path}: {redaction.PLACEHOLDER} (changed)"
         if any(property_paths.is_within(path, secret) for secret in secret_paths)
-        else _line(path, old, new, unknown, secrets)
-        for path, old, new in _leaves(before, after, "")
+        else _line(path, was, now, unknown, secrets)
+        for path, was, now in _leaves(old.definition, new.definition, "")
     ]
     for key in spec.TRIGGER_FIELDS:
-        if olds.get(key) != news.get(key):
-            lines.append(f"{key}: {_show(olds.get(key), unknown, secrets)} -> {_show(news.get(key), unknown, secrets)} (a manual rerun)")
+        was, now = old.triggers.get(key), new.triggers.get(key)
+        if was != now:
+            lines.append(f"{key}: {_show(was, unknown, secrets)} -> {_show(now, unknown, secrets)} (a manual rerun)")
     return lines
 
 

@@ -1,7 +1,8 @@
 """What the next `pulumi up` does with a job: one decision for the preview and the action.
 
-`decide(olds, news)` is a pure function of the job's stored state (the old
-props: its inputs and outputs) and its new inputs. The provider's `diff` only
+`decide(state, old, new)` is a pure function of the job's state as last seen
+(resource_state.JobState), the inputs it is stored with and its new inputs
+(job_inputs.JobInputs), each read once from the engine's props by the provider. The provider's `diff` only
 turns the decision into a DiffResult and logs its `reason` (the line the
 preview shows); `create`/`update` only carry it out; the resubmission gate
 (operations/resubmit_gate.py) asks it whether a planned step is a
@@ -27,19 +28,41 @@ Outcomes, in the order they are decided:
 - UNCHANGED.
 
 Knob changes ride along with GONE, CANCELLED_OUTSIDE, HELD_BACK and RESUBMIT.
-Pure: no Pulumi, no Google client.
+
+`plan_delete(state, job)` decides what a delete (`pulumi destroy`, or the old
+half of a replacement) does with a job: the provider's `delete` only carries
+the plan out, through the one stop path (stopping.py, submission.cancel_copies).
+So what destroy does is read here too, for every `onDelete`:
+
+- `delete` (default): cancel the job if it is active and wait for it to stop
+  (at most `deleteTimeout`), delete its record, and the records of its earlier
+  attempts, each in the region it ran in.
+- `cancel`: cancel and wait the same way; every record stays.
+- `keep`: the job in state is neither cancelled nor waited on and every record
+  stays: it runs on, in Vertex's hands, forgotten by the stack.
+
+With all three, copies are stopped: active jobs of the resource, in every
+region its attempts may be in (JobInputs.locations), that carry one of its
+attempts' submission keys, except the job in state. Under `keep` too: the job
+kept is the one the state points to (the oldest of its key, submission.py's
+rule), and any other copy of its key is a duplicate the protocol's invariant
+says converges to cancelled. Jobs of the resource under other keys are never
+stopped here (a `submitFirst` replacement's new job; under `keep`, jobs
+released on purpose).
+
+Both are pure: no Pulumi, no Google client.
 """
 
 from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Any
 
-from . import changes, defaults, resubmission, spec, states
+from . import changes, resubmission, spec, states
+from .defaults import OnDelete, ReplaceOrder
+from .job_inputs import JobInputs
+from .job_name import JobName
 from .resource_state import JobState
-
-_NO_UNKNOWN = object()
 
 
 class Kind(enum.Enum):
@@ -72,17 +95,16 @@ class Decision:
         return self.kind in (Kind.GONE, Kind.CANCELLED_OUTSIDE, Kind.HELD_BACK)
 
 
-def decide(olds: dict[str, Any], news: dict[str, Any], id_: str = "", unknown: Any = _NO_UNKNOWN) -> Decision:
-    """The decision for a job whose stored props are `olds` (id `id_`), given its new inputs `news`.
+def decide(state: JobState, old: JobInputs, new: JobInputs) -> Decision:
+    """The decision for a job last seen as `state`, stored with the inputs `old`, given its new inputs `new`.
 
-    `unknown` is the engine's marker of a value a preview cannot know yet."""
-    label = news.get("displayName") or olds.get("displayName") or id_
-    cancel_first = (news.get("replaceOrder") or defaults.DEFAULT_REPLACE_ORDER) == defaults.ReplaceOrder.CANCEL_FIRST
-    before, after = spec.job_definition(olds), spec.job_definition(news)
-    replaces = [key for key in spec.JOB_FIELDS if before.get(key) != after.get(key)]
-    replaces += [key for key in spec.TRIGGER_FIELDS if olds.get(key) != news.get(key)]
+    A value a preview cannot know yet is the `unknown` marker `new` was read with (JobInputs.of)."""
+    label = new.label or old.label or state.job.id
+    cancel_first = new.replace_order is ReplaceOrder.CANCEL_FIRST
+    replaces = [key for key in spec.JOB_FIELDS if old.definition.get(key) != new.definition.get(key)]
+    replaces += [key for key in spec.TRIGGER_FIELDS if old.triggers.get(key) != new.triggers.get(key)]
     if replaces:
-        lines = changes.describe(olds, news, unknown=None if unknown is _NO_UNKNOWN else unknown)
+        lines = changes.describe(old, new)
         order = "the old one cancelled first" if cancel_first else "the old one cancelled after"
         return Decision(
             Kind.REPLACE,
@@ -90,8 +112,7 @@ def decide(olds: dict[str, Any], news: dict[str, Any], id_: str = "", unknown: A
             replaces=tuple(replaces),
             cancel_first=cancel_first,
         )
-    knobs = tuple(key for key in spec.KNOB_FIELDS if olds.get(key) != news.get(key))
-    state = JobState.of(olds, id_)
+    knobs = tuple(key for key in spec.KNOB_FIELDS if old.knobs.get(key) != new.knobs.get(key))
 
     def decided(kind: Kind, reason: str = "", due: resubmission.Resubmission | None = None) -> Decision:
         return Decision(kind, reason, knobs=knobs, cancel_first=cancel_first, resubmission=due)
@@ -111,11 +132,11 @@ def decide(olds: dict[str, Any], news: dict[str, Any], id_: str = "", unknown: A
     if state.state != states.FAILED:
         return decided(Kind.KNOBS if knobs else Kind.UNCHANGED)
     ended = f"{label}: {state.job.id} ended FAILED ({_failure(state)})"
-    if _is_unknown(news.get("resubmission"), unknown):
+    if not new.policy.known:
         return decided(Kind.KNOBS, f"{ended}; whether it is submitted again depends on `resubmission`, known once deployed.")
-    due = resubmission.next_submission(olds, news)
+    due = resubmission.next_submission(state, new)
     if due is None:
-        why = resubmission.held_back(olds, news)
+        why = resubmission.held_back(state, new)
         return decided(
             Kind.HELD_BACK,
             f"{ended} and is not submitted again: {why}. Change its spec or `rerun` to run it again. "
@@ -124,7 +145,7 @@ def decide(olds: dict[str, Any], news: dict[str, Any], id_: str = "", unknown: A
     return decided(
         Kind.RESUBMIT,
         f"{ended}; will be submitted again as attempt {due.attempt} on {due.strategy} "
-        f"{resubmission.why(due, olds, news)}{_resumes(state)}",
+        f"{resubmission.why(due, state, new)}{_resumes(state)}",
         due,
     )
 
@@ -141,13 +162,48 @@ def _failure(state: JobState) -> str:
     return resubmission.STOCKOUT if resubmission.is_stockout(state.error) else "FAILED"
 
 
-def _is_unknown(value: Any, unknown: Any) -> bool:
-    if unknown is _NO_UNKNOWN:
-        return False
-    if isinstance(value, str) and value == unknown:
-        return True
-    if isinstance(value, dict):
-        return any(_is_unknown(v, unknown) for v in value.values())
-    if isinstance(value, list):
-        return any(_is_unknown(v, unknown) for v in value)
-    return False
+@dataclass(frozen=True)
+class Copies:
+    """The copies to stop: active jobs of the resource that carry one of `keys`, looked for in
+    `regions`, except `spare` (the job in state)."""
+
+    keys: tuple[str, ...]
+    regions: tuple[str, ...]
+    spare: str
+
+
+@dataclass(frozen=True)
+class Teardown:
+    on_delete: OnDelete
+    job: JobName  # the current attempt, the one the state points to
+    label: str  # how the log names the resource
+    scope: str  # its submissionScope (the sweep command the log names)
+    cancel: bool  # cancel the job if active, and wait for it to stop when a slot is free
+    timeout: float  # how long that wait may take, in seconds (0 when there is no wait)
+    delete_record: bool  # delete its record once it has stopped
+    copies: Copies  # copies of its submissions that no state names, to cancel
+    past_records: tuple[JobName, ...]  # earlier attempts' records to delete, each where it ran
+
+
+def plan_delete(state: JobState, job: JobInputs) -> Teardown:
+    """The plan for deleting the job last seen as `state`, stored with the inputs `job`."""
+    on_delete = job.on_delete
+    stops = on_delete is not OnDelete.KEEP
+    deletes = on_delete is OnDelete.DELETE
+    # A copy that slipped through (an answer lost, a list that lagged) carries one of the state's
+    # submission keys under a name no state holds: found by label, in every region an attempt ran in.
+    keys = [state.submission_key or "", *(job.submission_key(n) for n in range(1, state.attempt + 1))]
+    regions = job.locations(tuple(ran.location for ran in state.all_jobs))
+    return Teardown(
+        on_delete=on_delete,
+        job=state.job,
+        label=job.label or str(state.job),
+        scope=job.scope,
+        cancel=stops,
+        timeout=job.delete_timeout if stops else 0.0,
+        delete_record=deletes,
+        copies=Copies(tuple(k for k in dict.fromkeys(keys) if k), tuple(dict.fromkeys(r for r in regions if r)), str(state.job)),
+        # Earlier attempts ended before this one was submitted; their records go too, each in the
+        # region it ran in (a fallback rung may have moved it).
+        past_records=state.past_jobs if deletes else (),
+    )

@@ -27,7 +27,7 @@ Pure: no Pulumi, no Google client.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -93,9 +93,14 @@ class Progress:
         return f"no progress: {self.at()}" + (f" ({self.note})" if self.note else "")
 
 
-def record_uri(inputs: dict[str, Any]) -> str | None:
-    """The gs:// URI of the job's progress record, or None when it has no baseOutputDirectory."""
-    prefix = ((inputs.get("jobSpec") or {}).get("baseOutputDirectory") or {}).get("outputUriPrefix")
+def output_dir(job: Mapping[str, Any]) -> str | None:
+    """The baseOutputDirectory of a job's inputs or of a REST-shaped CustomJob (same path in both)."""
+    prefix = ((job.get("jobSpec") or {}).get("baseOutputDirectory") or {}).get("outputUriPrefix")
+    return prefix if isinstance(prefix, str) else None
+
+
+def record_uri(prefix: str | None) -> str | None:
+    """The gs:// URI of the progress record of a job whose baseOutputDirectory is `prefix`, or None without one."""
     if not isinstance(prefix, str) or not prefix.startswith("gs://"):
         return None
     return f"{prefix.rstrip('/')}/{RECORD_PATH}"

@@ -25,8 +25,9 @@ from pulumi.dynamic import (
 from pulumi.output import Unknown
 from pulumi.runtime import rpc
 
-from . import adoption, decision, host, progress, redaction, reporting, resubmission, spec, teardown
+from . import adoption, decision, host, progress, redaction, reporting, resubmission, spec
 from .errors import UserError, reported_cleanly
+from .job_inputs import JobInputs
 from .job_name import JobName
 from .resource_state import JobState
 
@@ -60,7 +61,9 @@ class SpotTrainingJobProvider(ResourceProvider):
     @reported_cleanly
     def diff(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
         # Only says what decision.decide decided: `update` and `create` carry out the same decision.
-        decided = decision.decide(_marked(olds), _marked(news), id_, unknown=rpc.UNKNOWN)
+        olds = _marked(olds)
+        state, old = JobState.of(olds, id_), JobInputs.of(olds, rpc.UNKNOWN)
+        decided = decision.decide(state, old, JobInputs.of(_marked(news), rpc.UNKNOWN))
         if decided.reason:
             _report_to_stderr()  # the engine shows it in the preview
             (log.warning if decided.warns else log.info)("%s", decided.reason)
@@ -71,23 +74,24 @@ class SpotTrainingJobProvider(ResourceProvider):
     @reported_cleanly
     def create(self, props: dict[str, Any]) -> CreateResult:
         spec.require_valid(props)
+        job = JobInputs.of(props)
         _report_to_stderr()
-        if props.get("adopt"):  # a job started outside the stack: adopted once it matches the spec, never submitted
-            adopted = _adopted(props["adopt"], props)
-            return CreateResult(adopted["jobName"], adopted)
+        if job.adopt:  # a job started outside the stack: adopted once it matches the spec, never submitted
+            adopted = _adopted(job.adopt, job)
+            return CreateResult(str(adopted.job), adopted.outputs(props))
         from . import submission
 
-        place = resubmission.placement_after(0, props)
-        done = submission.submit(props, 1, place)
-        state = _followed(props, done, place, attempt=1, history=())
+        place = resubmission.placement_after(0, job)
+        done = submission.submit(job, 1, place)
+        state = _followed(job, done, place, attempt=1, history=())
         return CreateResult(str(state.job), state.outputs(props))
 
     @reported_cleanly
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
         from . import vertex
 
-        state = JobState.of(props, id_)
-        job = vertex.JobService(state.job.location, props.get("quotas")).get(str(state.job))
+        state, inputs = JobState.of(props, id_), JobInputs.of(props)
+        job = vertex.JobService(state.job.location, inputs.quotas).get(str(state.job))
         if job is None:
             # Vertex deletes only a job that has ended, so its training ran. The
             # resource stays, marked gone: dropping it would make the next `up`
@@ -98,13 +102,14 @@ class SpotTrainingJobProvider(ResourceProvider):
             from . import progress_record
 
             earlier = [past.id for past in refreshed.past_jobs]
-            found = progress_record.read(progress.record_uri(props), refreshed.job.project, refreshed.job.id, earlier)
+            found = progress_record.read(progress.record_uri(inputs.output_dir), refreshed.job.project, refreshed.job.id, earlier)
             refreshed = refreshed.with_progress(found)
         return ReadResult(id_, refreshed.outputs(props))
 
     @reported_cleanly
     def update(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
-        decided = decision.decide(olds, news, id_)
+        state, old, new = JobState.of(olds, id_), JobInputs.of(olds), JobInputs.of(news)
+        decided = decision.decide(state, old, new)
         outs = {key: value for key, value in olds.items() if key not in spec.KNOB_FIELDS}
         outs.update({key: news[key] for key in spec.KNOB_FIELDS if news.get(key) is not None})
         due = decided.resubmission
@@ -114,24 +119,23 @@ class SpotTrainingJobProvider(ResourceProvider):
         _report_to_stderr()
         from . import submission
 
-        old = JobState.of(olds, id_)
-        output_dir = ((news.get("jobSpec") or {}).get("baseOutputDirectory") or {}).get("outputUriPrefix")
-        log.warning("%s; submitting it, output kept in %s", decided.reason, output_dir or "no baseOutputDirectory")
+        log.warning("%s; submitting it, output kept in %s", decided.reason, new.output_dir or "no baseOutputDirectory")
         place = resubmission.Placement(due.strategy, due.location, due.kms_key_name)
         # An attempt of this job may already be where the old ladder and the history sent the others.
-        seen = resubmission.locations(olds, (job.location for job in old.all_jobs))
-        done = submission.submit(news, due.attempt, place, seen)
-        state = _followed(news, done, place, attempt=due.attempt, history=(*old.history, old.ended_attempt()))
-        return UpdateResult(state.outputs(news))
+        seen = old.locations(tuple(ran.location for ran in state.all_jobs))
+        done = submission.submit(new, due.attempt, place, seen)
+        followed = _followed(new, done, place, attempt=due.attempt, history=(*state.history, state.ended_attempt()))
+        return UpdateResult(followed.outputs(news))
 
     @reported_cleanly
     def delete(self, id_: str, props: dict[str, Any]) -> None:
-        """Carries out `teardown.plan` (what destroy does with each `onDelete` is decided there)."""
-        planned = teardown.plan(props, id_)
+        """Carries out `decision.plan_delete` (what destroy does with each `onDelete` is decided there)."""
+        job = JobInputs.of(props)
+        planned = decision.plan_delete(JobState.of(props, id_), job)
         _report_to_stderr()
         from . import stopping, submission, vertex
 
-        service = vertex.JobService(planned.job.location, props.get("quotas"))
+        service = vertex.JobService(planned.job.location, job.quotas)
         # Cancelled at once; waited on only if the host can spare the thread (see stopping).
         stopped = (
             stopping.stop(service, planned.job, planned.timeout, planned.on_delete, planned.label, planned.scope)
@@ -139,7 +143,7 @@ class SpotTrainingJobProvider(ResourceProvider):
             else None
         )
         found = planned.copies
-        copies = submission.cancel_copies(props, found.keys, found.regions, spare=found.spare)
+        copies = submission.cancel_copies(job, found.keys, found.regions, spare=found.spare)
         if copies and planned.delete_record:
             log.warning(
                 "%s: the records of the %d cancelled cop(ies) stay in Vertex while they stop; once they have, `%s` "
@@ -149,20 +153,20 @@ class SpotTrainingJobProvider(ResourceProvider):
         if planned.delete_record and stopped is stopping.Outcome.STOPPED:  # ended, as just seen: no second look
             service.delete_record(str(planned.job), planned.timeout)
         for past in planned.past_records:
-            vertex.JobService(past.location, props.get("quotas")).delete(str(past), planned.timeout)
+            vertex.JobService(past.location, job.quotas).delete(str(past), planned.timeout)
 
 
-def _adopted(id_: str, inputs: dict[str, Any]) -> dict[str, Any]:
+def _adopted(id_: str, inputs: JobInputs) -> JobState:
     """The state of the job `id_` (its full name), started outside the stack, once it is checked against
     the resource's spec: only when they agree (adoption.py); else an error naming each differing path."""
     from . import vertex
 
-    label = inputs.get("displayName") or id_
+    label = inputs.label or id_
     try:
         name = JobName.parse(id_)
     except ValueError as error:
         raise UserError(f"{label}: cannot adopt (adopt, the job entry's import): {error}") from None
-    job = vertex.JobService(name.location, inputs.get("quotas")).get(str(name))
+    job = vertex.JobService(name.location, inputs.quotas).get(str(name))
     if job is None:
         raise UserError(f"{label}: cannot adopt {name}: no such job in Vertex AI (deleted, or another project or region)")
     found = adoption.differences(inputs, job)
@@ -175,10 +179,7 @@ def _adopted(id_: str, inputs: dict[str, Any]) -> dict[str, Any]:
     _report_to_stderr()
     log.info("%s: adopted %s (%s), started outside the stack, without submitting it", label, name, job.get("state"))
     strategy = ((job.get("jobSpec") or {}).get("scheduling") or {}).get("strategy")
-    state = JobState.observed(
-        job, key=spec.submission_key(inputs, 1), strategy=strategy, attempt=1, history=(), home=inputs.get("location") or ""
-    )
-    return state.outputs(inputs)
+    return JobState.observed(job, key=inputs.submission_key(1), strategy=strategy, attempt=1, history=(), home=inputs.location)
 
 
 def _marked(value: Any) -> Any:
@@ -203,7 +204,7 @@ def _import_vertex() -> None:
 
 
 def _followed(
-    inputs: dict[str, Any],
+    inputs: JobInputs,
     done: submission.Submitted,
     place: resubmission.Placement,
     *,
@@ -214,12 +215,11 @@ def _followed(
     an attempt adopted from an interrupted `up` may be in another region of the ladder."""
     from . import vertex, waiting
 
-    service = vertex.JobService(JobName.parse(done.job["name"]).location, inputs.get("quotas"))
+    service = vertex.JobService(JobName.parse(done.job["name"]).location, inputs.quotas)
     job = waiting.follow(service, done.job, inputs)
     # As placed, or, for an attempt adopted from an `up` under another ladder, as it was placed then.
     strategy = ((job.get("jobSpec") or {}).get("scheduling") or {}).get("strategy") or place.strategy
-    home = inputs.get("location") or ""
-    return JobState.observed(job, key=done.key, strategy=strategy, attempt=attempt, history=history, home=home)
+    return JobState.observed(job, key=done.key, strategy=strategy, attempt=attempt, history=history, home=inputs.location)
 
 
 def _report_to_stderr() -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import logging
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from . import errors, property_paths
@@ -26,16 +26,16 @@ PLACEHOLDER = "[secret]"
 MIN_LENGTH = 4
 
 
-def paths(*props: dict[str, Any]) -> list[str]:
+def paths(*props: Mapping[str, Any]) -> list[str]:
     """The secret paths any of `props` (olds, news) declares."""
     found: list[str] = []
     for bag in props:
-        declared = bag.get(SECRET_PATHS) if isinstance(bag, dict) else None
+        declared = bag.get(SECRET_PATHS) if isinstance(bag, Mapping) else None
         found += [p for p in declared or [] if isinstance(p, str) and p not in found]
     return found
 
 
-def values(*props: dict[str, Any]) -> set[str]:
+def values(*props: Mapping[str, Any]) -> set[str]:
     """Every string at or under a secret path of `props`."""
     found: set[str] = set()
     for path in paths(*props):

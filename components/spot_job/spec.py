@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import labels as own_labels
 from . import rules, schema
@@ -21,6 +22,9 @@ from .job_name import parent_of
 from .rules.known import Known
 from .shape import ShapeCheck, join
 from .values import DURATION, as_int
+
+if TYPE_CHECKING:
+    from .job_inputs import JobInputs, Mirror
 
 # Inputs that define the job. Vertex cannot change a submitted CustomJob, so a
 # change to any of them is a replacement: the job is resubmitted.
@@ -172,43 +176,44 @@ def request_body(inputs: dict[str, Any]) -> dict[str, Any]:
 
 
 def submission(
-    inputs: dict[str, Any],
+    job: JobInputs,
     attempt: int = 1,
     strategy: str | None = None,
     location: str | None = None,
     kms_key_name: str | None = None,
 ) -> tuple[str, str, dict[str, Any]]:
     """(parent, submission key, body) of the CreateCustomJob request for the
-    `attempt`-th submission of these inputs, on `strategy` if it differs from
+    `attempt`-th submission of the job, on `strategy` if it differs from
     the spec's own, and in `location` with `kms_key_name` if a fallback rung
     moved it there (resubmission.placement_after). The body carries the
     submission label: it is exactly what the provider submits, and what the
     offline render prints. The key is the job's wherever it runs: derived from
     the inputs (their own location), never from the placement."""
-    key = submission_key(inputs, attempt)
-    body = request_body(inputs)
-    scope = inputs.get("submissionScope") or ""
-    body["labels"] = {**body.get("labels", {}), **own_labels.for_submission(scope, key, inputs.get("onDelete"))}
+    key = job.submission_key(attempt)
+    body: dict[str, Any] = json.loads(json.dumps(job.definition))  # a copy: the definition is shared
+    body.pop("project", None)
+    body.pop("location", None)
+    body["labels"] = {**body.get("labels", {}), **own_labels.for_submission(job.scope, key, job.on_delete)}
     if strategy is not None:
         body["jobSpec"]["scheduling"]["strategy"] = strategy
-    if location is not None and location != inputs.get("location"):
+    if location is not None and location != job.location:
         if kms_key_name:
             body["encryptionSpec"] = {"kmsKeyName": kms_key_name}
         # The rules refuse a move of a job with CMEK and no key for the rung's region.
-        _pull_images_in(location, body, inputs.get("imageMirrors") or [])
-    return parent_of(inputs["project"], location or inputs["location"]), key, body
+        _pull_images_in(location, body, job.mirrors)
+    return parent_of(job.project, location or job.location), key, body
 
 
-def _pull_images_in(location: str, body: dict[str, Any], mirrors: list[dict[str, Any]]) -> None:
+def _pull_images_in(location: str, body: dict[str, Any], mirrors: tuple[Mirror, ...]) -> None:
     """Each image URI of the body that a mirror in `location` serves, rewritten to pull from there."""
     for mirror in mirrors:
-        if mirror.get("location") != location or not mirror.get("from") or not mirror.get("to"):
+        if mirror.location != location:
             continue
         for pool in body["jobSpec"].get("workerPoolSpecs") or []:
             for task, field in IMAGE_FIELDS:
                 uri = (pool.get(task) or {}).get(field)
-                if isinstance(uri, str) and uri.startswith(mirror["from"]):
-                    pool[task][field] = mirror["to"] + uri[len(mirror["from"]):]
+                if isinstance(uri, str) and uri.startswith(mirror.source):
+                    pool[task][field] = mirror.target + uri[len(mirror.source):]
 
 
 def spec_hash(inputs: dict[str, Any]) -> str:
@@ -226,14 +231,12 @@ def submission_key(inputs: dict[str, Any], attempt: int = 1) -> str:
     trigger and the attempt number are in it too, so a rerun or a resubmission
     after a preemption is a new submission, and its retry still finds its own.
     """
-    material = _stable_json(
-        {
-            "scope": inputs.get("submissionScope", ""),
-            "job": job_definition(inputs),
-            "rerun": inputs.get("rerun"),
-            "attempt": attempt,
-        }
-    )
+    return key_of(inputs.get("submissionScope", ""), job_definition(inputs), inputs.get("rerun"), attempt)
+
+
+def key_of(scope: Any, definition: Mapping[str, Any], rerun: Any, attempt: int) -> str:
+    """submission_key from its parts: the derivation is pinned by every job's labels (tests/upgrades/)."""
+    material = _stable_json({"scope": scope, "job": definition, "rerun": rerun, "attempt": attempt})
     return hashlib.sha256(material.encode()).hexdigest()[:32]
 
 

@@ -25,12 +25,12 @@ from .vertex import JobService
 log = logging.getLogger("spot-training")
 
 
-
 def sweep_command(scope: str) -> str:
     """The command that deletes the records a destroy could not (jobs still stopping, copies
     cancelled), for the stack of a resource's submissionScope ("project/stack/resource")."""
     parts = scope.split("/")
     return f"uv run spot-training sweep {parts[1] if len(parts) > 2 else '<stack>'} --delete-ended"
+
 
 class Outcome(enum.Enum):
     """What `stop` found or left: the record may be deleted only when STOPPED. Not a Vertex
@@ -41,7 +41,7 @@ class Outcome(enum.Enum):
     LEFT_STOPPING = "left stopping"  # cancelled, not waited for (logged)
 
 
-def stop(service: JobService, job: JobName, timeout: float, on_delete: str, label: str, scope: str = "") -> Outcome:
+def stop(service: JobService, job: JobName, timeout: float, on_delete: OnDelete, label: str, scope: str = "") -> Outcome:
     """Cancels the job if it is active and waits until it has ended if a slot is free:
     GONE, STOPPED (its record can be deleted at once, no further look needed) or LEFT_STOPPING.
     TimeoutError if it outlasts `timeout`."""
@@ -64,8 +64,8 @@ def stop(service: JobService, job: JobName, timeout: float, on_delete: str, labe
     return Outcome.LEFT_STOPPING
 
 
-def _record(job: JobName, on_delete: str, scope: str) -> str:
-    if on_delete == OnDelete.CANCEL:
+def _record(job: JobName, on_delete: OnDelete, scope: str) -> str:
+    if on_delete is OnDelete.CANCEL:
         return "Its record stays in Vertex, as asked (onDelete: cancel)."
     return (
         "Its record cannot be deleted before it has stopped, so it stays in Vertex, forgotten by the stack (a stopped "

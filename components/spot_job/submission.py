@@ -73,7 +73,9 @@ from typing import Any
 
 from google.api_core import exceptions
 
-from . import defaults, labels, resubmission, spec, states, vertex
+from . import labels, resubmission, spec, states, vertex
+from .defaults import OnDelete, ReplaceOrder
+from .job_inputs import JobInputs
 from .job_name import JobName, parent_of
 from .ordering import oldest_first
 
@@ -122,41 +124,41 @@ def settle_seconds() -> float:
 
 
 def submit(
-    inputs: dict[str, Any],
+    job: JobInputs,
     attempt: int,
     place: resubmission.Placement,
     search: Iterable[str] = (),
 ) -> Submitted:
-    """Submits (or adopts) the `attempt`-th job of `inputs` where `place` says; `search`: regions where an
+    """Submits (or adopts) the `attempt`-th job of `job` where `place` says; `search`: regions where an
     earlier attempt ran (the history), looked in as well as the old and new ladders' regions."""
-    parent, key, body = spec.submission(inputs, attempt, place.strategy, place.location, place.kms_key_name)
-    lookup = _Lookup(inputs, key, body.get("displayName") or "")
-    regions = list(dict.fromkeys([place.location, *resubmission.locations(inputs, search)]))
-    found = [job for region in regions if region for job in lookup.jobs(region)]
-    copies = oldest_first(job for job in found if lookup.is_copy(job))
+    parent, key, body = spec.submission(job, attempt, place.strategy, place.location, place.kms_key_name)
+    lookup = _Lookup(job, key, body.get("displayName") or "")
+    regions = list(dict.fromkeys([place.location, *job.locations(tuple(search))]))
+    found = [seen for region in regions if region for seen in lookup.jobs(region)]
+    copies = oldest_first(seen for seen in found if lookup.is_copy(seen))
     if copies:
-        job, adopted = copies[0], True
+        made, adopted = copies[0], True
     else:
-        job, adopted = _create(lookup, parent, place.location, body)
+        made, adopted = _create(lookup, parent, place.location, body)
     if adopted:
-        log.warning("%s: adopted %s, submitted earlier under submission key %s", lookup.label, job["name"], key)
+        log.warning("%s: adopted %s, submitted earlier under submission key %s", lookup.label, made["name"], key)
     # Look again where it is: a copy that landed late, or the one this create raced with.
-    job_region = JobName.parse(job["name"]).location
-    again = [j for j in lookup.jobs(job_region) if j.get("name") != job["name"]] + [
-        j for j in found if JobName.parse(j["name"]).location != job_region and j.get("name") != job["name"]
+    made_in = JobName.parse(made["name"]).location
+    again = [j for j in lookup.jobs(made_in) if j.get("name") != made["name"]] + [
+        j for j in found if JobName.parse(j["name"]).location != made_in and j.get("name") != made["name"]
     ]
-    keep, *extra = oldest_first([job, *(j for j in again if lookup.is_copy(j))])
-    if keep["name"] != job["name"]:
+    keep, *extra = oldest_first([made, *(j for j in again if lookup.is_copy(j))])
+    if keep["name"] != made["name"]:
         log.warning("%s: kept %s, an older copy of submission key %s", lookup.label, keep["name"], key)
-        job, adopted = keep, True
+        made, adopted = keep, True
     for other in extra:
         lookup.cancel(other, f"a second copy of submission key {key}: one of them is kept, the oldest")
     if lookup.spares_other_keys:
-        return Submitted(job, key, adopted)
+        return Submitted(made, key, adopted)
     for other in again:
-        if other["name"] != job["name"] and not labels.carries_key(other, key) and lookup.left_running(other):
+        if other["name"] != made["name"] and not labels.carries_key(other, key) and lookup.left_running(other):
             lookup.cancel(other, "an earlier submission of this resource that no state points to")
-    return Submitted(job, key, adopted)
+    return Submitted(made, key, adopted)
 
 
 def _create(lookup: _Lookup, parent: str, location: str, body: dict[str, Any]) -> tuple[dict[str, Any], bool]:
@@ -221,20 +223,18 @@ def _settle(lookup: _Lookup, location: str, settle: float) -> dict[str, Any] | N
 class _Lookup:
     """The resource's jobs as ListCustomJobs shows them, and what may be done with them."""
 
-    def __init__(self, inputs: dict[str, Any], key: str, display_name: str) -> None:
-        self.inputs, self.key, self.display_name = inputs, key, display_name
-        self.scope = inputs.get("submissionScope") or ""
-        self.quotas = inputs.get("quotas")
-        self.label = inputs.get("displayName") or display_name
-        on_delete = inputs.get("onDelete") or defaults.DEFAULT_ON_DELETE
-        order = inputs.get("replaceOrder") or defaults.DEFAULT_REPLACE_ORDER
-        self.spares_other_keys = on_delete == defaults.OnDelete.KEEP or order == defaults.ReplaceOrder.SUBMIT_FIRST
+    def __init__(self, job: JobInputs, key: str, display_name: str) -> None:
+        self.project, self.key, self.display_name = job.project, key, display_name
+        self.scope = job.scope
+        self.quotas = job.quotas
+        self.label = job.label or display_name
+        self.spares_other_keys = job.on_delete is OnDelete.KEEP or job.replace_order is ReplaceOrder.SUBMIT_FIRST
 
     def jobs(self, location: str, only_key: bool = True) -> list[dict[str, Any]]:
         """The resource's jobs in `location`; with `only_key`, jobs of other resources that share its
         display name are skipped unread unless they carry the key."""
         service = vertex.JobService(location, self.quotas)
-        parent = parent_of(self.inputs["project"], location)
+        parent = parent_of(self.project, location)
         return service.jobs_of(parent, self.scope, self.display_name, self.key if only_key else None)
 
     def is_copy(self, job: dict[str, Any]) -> bool:
@@ -249,7 +249,7 @@ class _Lookup:
         vertex.JobService(JobName.parse(job["name"]).location, self.quotas).cancel(job["name"])
 
 
-def cancel_copies(inputs: dict[str, Any], keys: Iterable[str], regions: Iterable[str], spare: str = "") -> list[str]:
+def cancel_copies(job: JobInputs, keys: Iterable[str], regions: Iterable[str], spare: str = "") -> list[str]:
     """Cancels every active job of the resource, in `regions`, that carries one of `keys` (the
     attempts a resource's state submitted), except `spare` (the job its state points to): copies
     that slipped through by a name no state holds, whatever `onDelete` says (teardown.py). The
@@ -257,11 +257,11 @@ def cancel_copies(inputs: dict[str, Any], keys: Iterable[str], regions: Iterable
     keys = [k for k in dict.fromkeys(keys) if k]
     if not keys:
         return []
-    lookup = _Lookup(inputs, keys[0], spec.request_body(inputs).get("displayName") or "")
+    lookup = _Lookup(job, keys[0], str(job.definition.get("displayName") or ""))
     cancelled = []
     for region in dict.fromkeys(r for r in regions if r):
-        for job in lookup.jobs(region, only_key=False):
-            if job["name"] != spare and states.is_active(job.get("state")) and any(labels.carries_key(job, k) for k in keys):
-                lookup.cancel(job, "a copy of this resource's submission that no state points to")
-                cancelled.append(job["name"])
+        for seen in lookup.jobs(region, only_key=False):
+            if seen["name"] != spare and states.is_active(seen.get("state")) and any(labels.carries_key(seen, k) for k in keys):
+                lookup.cancel(seen, "a copy of this resource's submission that no state points to")
+                cancelled.append(seen["name"])
     return cancelled

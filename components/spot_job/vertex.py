@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
@@ -214,7 +214,7 @@ def _connected(target: str, client: JobServiceClient) -> JobServiceClient:
 class JobService:
     """One region's JobService, on the process's shared client for that region."""
 
-    def __init__(self, location: str, quotas: dict[str, Any] | None = None) -> None:
+    def __init__(self, location: str, quotas: Mapping[str, Any] | None = None) -> None:
         self._endpoint = endpoint(location)
         # Every call waits for a slot of the region's quota first (pacing.py); `quotas`
         # is the job input of that name, for projects whose quotas were raised.

@@ -18,8 +18,9 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from . import blocking, defaults, states, values
+from . import blocking, states
 from .defaults import WaitFor
+from .job_inputs import JobInputs
 from .job_name import JobName
 from .vertex import JobService
 
@@ -31,14 +32,14 @@ _DONE: dict[str, Callable[[dict[str, Any]], bool]] = {
 }
 
 
-def follow(service: JobService, job: dict[str, Any], props: dict[str, Any]) -> dict[str, Any]:
+def follow(service: JobService, job: dict[str, Any], inputs: JobInputs) -> dict[str, Any]:
     """The job once it reached what `waitFor` asks for, or as last seen when the wait ended."""
-    target = props.get("waitFor") or defaults.DEFAULT_WAIT_FOR
-    label = props.get("displayName") or job["name"]
+    target = inputs.wait_for
+    label = inputs.label or job["name"]
     url = JobName.parse(job["name"]).console_url
-    if target == WaitFor.NONE or _DONE[target](job):
+    if target is WaitFor.NONE or _DONE[target](job):
         return job
-    timeout = values.duration_seconds(props.get("waitTimeout") or defaults.DEFAULT_WAIT_TIMEOUT)
+    timeout = inputs.wait_timeout
     with blocking.slot() as free:
         if not free:
             log.warning(
@@ -56,7 +57,7 @@ def follow(service: JobService, job: dict[str, Any], props: dict[str, Any]) -> d
             "%s: still %s after %.0fs (waitTimeout); not waiting longer, the job goes on. %s",
             label, last.get("state"), timeout, url,
         )
-    elif target == WaitFor.SUCCEEDED and last.get("state") != states.SUCCEEDED:
+    elif target is WaitFor.SUCCEEDED and last.get("state") != states.SUCCEEDED:
         log.error(
             "%s: ended %s: %s. %s",
             label, last.get("state"), (last.get("error") or {}).get("message", "no error reported"), url,
