@@ -18,7 +18,7 @@ of that first `up` are shown too), and the calls of one `pulumi up` with
 `options.refresh: always`: a Read per job, then Check and Diff per job, which
 find no change (no Update, no Create), all through the host. Compared with
 Vertex AI's per-region quota of 600 JobService (CRUD) requests per minute
-(components/spot_job/vertex.py), as a fraction of one minute's quota.
+(components/spot_job/client/job_service.py), as a fraction of one minute's quota.
 
 SDK: `CustomJob(...).submit()`, `CustomJob.get(name)`, `job._sync_gca_resource()`
 (its refresh), `job.delete()` (Delete and its LRO) of a finished and of a
@@ -50,7 +50,7 @@ from bench.emulated import (
     serialize,
     table,
 )
-from components.spot_job import spec
+from components.spot_job.model import spec
 from tests.emulator import JobServiceEmulator
 from tests.provider_host import deserialize
 

@@ -9,9 +9,9 @@ creates are driven by 4 worker threads, each job its own resource
 (`submissionScope` spot-training/dev/job-{i}, one shared spec: the program's
 rendered vision/resnet job). They run in-process, `SpotTrainingJobProvider().create`
 on a ThreadPoolExecutor(4), which matches the host's 4 workers, rather than
-through the host: the provider's retry backoff (vertex.BACKOFF, initial 1 s,
+through the host: the provider's retry backoff (job_service.BACKOFF, initial 1 s,
 max 32 s, x2, jittered by google-api-core) and its submission deadline
-(vertex.SUBMIT_DEADLINE, 300 s) run on real time, and must be scaled by 1/S
+(job_service.SUBMIT_DEADLINE, 300 s) run on real time, and must be scaled by 1/S
 like the emulated clock, which only a monkeypatch in this process can do (the
 host has no setting for it). Nothing else is changed.
 
@@ -35,7 +35,7 @@ make some 20 calls a real second. At S=60 that is slower than the quota and the
 run measures the client, not the pacing; the refresh runs at S=1 for the same
 reason (600 reads a minute is 10 a second).
 
-The provider paces its calls to the quotas itself (components/spot_job/pacing.py):
+The provider paces its calls to the quotas itself (components/spot_job/client/quota_pacing.py):
 its limiter's minute is scaled by SPOT_TRAINING_EMULATOR_TIME_SCALE=S like the
 emulator's, and the emulator also enforces the 600-per-minute CRUD quota.
 
@@ -65,8 +65,9 @@ from google.api_core import exceptions
 
 from bench import sdk
 from bench.emulated import CRUD_PER_MINUTE, SUBMISSIONS_PER_MINUTE, program_inputs, scoped, table
-from components.spot_job import pacing, spec, vertex
 from components.spot_job import provider as provider_module
+from components.spot_job.client import job_service, quota_pacing
+from components.spot_job.model import spec
 from components.spot_job.provider import SpotTrainingJobProvider
 from tests.emulator import JobServiceEmulator
 
@@ -97,16 +98,16 @@ def admitted_at(emu: JobServiceEmulator, start: datetime, scale: float) -> list[
 
 def ours(inputs: dict, n: int, scale: float) -> dict:
     provider = SpotTrainingJobProvider()
-    paced, deadline = vertex.BACKOFF, vertex.SUBMIT_DEADLINE
-    vertex.BACKOFF = vertex.Pace(initial=paced.initial / scale, maximum=paced.maximum / scale, multiplier=paced.multiplier)
-    vertex.SUBMIT_DEADLINE = deadline / scale
+    paced, deadline = job_service.BACKOFF, job_service.SUBMIT_DEADLINE
+    job_service.BACKOFF = job_service.Backoff(initial=paced.initial / scale, maximum=paced.maximum / scale, multiplier=paced.multiplier)
+    job_service.SUBMIT_DEADLINE = deadline / scale
     retries = Retries()
     provider_module.log.addHandler(retries)
     jobs = [scoped(inputs, f"spot-training/dev/job-{i}") for i in range(n)]
     try:
         with JobServiceEmulator() as emu:
-            os.environ[vertex.EMULATOR_HOST_ENV] = emu.address
-            os.environ[pacing.TIME_SCALE_ENV] = str(scale)  # the limiter's minute, as the emulator's
+            os.environ[job_service.EMULATOR_HOST_ENV] = emu.address
+            os.environ[quota_pacing.TIME_SCALE_ENV] = str(scale)  # the limiter's minute, as the emulator's
             emu.submission_quota(SUBMISSIONS_PER_MINUTE, time_scale=scale)
             emu.crud_quota(CRUD_PER_MINUTE, time_scale=scale)
             wall, start = datetime.now(timezone.utc), time.perf_counter()
@@ -126,22 +127,22 @@ def ours(inputs: dict, n: int, scale: float) -> dict:
                 "retries": retries.count,
             }
     finally:
-        vertex.BACKOFF, vertex.SUBMIT_DEADLINE = paced, deadline
+        job_service.BACKOFF, job_service.SUBMIT_DEADLINE = paced, deadline
         provider_module.log.removeHandler(retries)
-        os.environ.pop(vertex.EMULATOR_HOST_ENV, None)
-        os.environ.pop(pacing.TIME_SCALE_ENV, None)
+        os.environ.pop(job_service.EMULATOR_HOST_ENV, None)
+        os.environ.pop(quota_pacing.TIME_SCALE_ENV, None)
 
 
 def refresh(inputs: dict, n: int, scale: float, paced: bool = True) -> dict:
     """n jobs in state, each read through the provider on 4 threads under the CRUD quota."""
     provider = SpotTrainingJobProvider()
-    slow, deadline = vertex.BACKOFF, vertex.READ_DEADLINE
-    vertex.BACKOFF = vertex.Pace(initial=slow.initial / scale, maximum=slow.maximum / scale, multiplier=slow.multiplier)
-    vertex.READ_DEADLINE = deadline / scale
+    slow, deadline = job_service.BACKOFF, job_service.READ_DEADLINE
+    job_service.BACKOFF = job_service.Backoff(initial=slow.initial / scale, maximum=slow.maximum / scale, multiplier=slow.multiplier)
+    job_service.READ_DEADLINE = deadline / scale
     quotas = None if paced else {"callsPerMinute": 10**9}  # unpaced: the limiter never holds a call
     try:
         with JobServiceEmulator() as emu:
-            os.environ[vertex.EMULATOR_HOST_ENV] = emu.address
+            os.environ[job_service.EMULATOR_HOST_ENV] = emu.address
             # The state: n jobs the stack submitted (straight into the emulator, unmetered).
             states = []
             for i in range(n):
@@ -150,7 +151,7 @@ def refresh(inputs: dict, n: int, scale: float, paced: bool = True) -> dict:
                 name = f"{parent}/customJobs/{10**18 + i}"
                 emu.restore({**body, "name": name, "state": "JOB_STATE_RUNNING", "createTime": "2026-01-01T00:00:00Z"})
                 states.append((name, {**props, "quotas": quotas, "jobName": name}))
-            os.environ[pacing.TIME_SCALE_ENV] = str(scale)
+            os.environ[quota_pacing.TIME_SCALE_ENV] = str(scale)
             emu.crud_quota(CRUD_PER_MINUTE, time_scale=scale)
             start = time.perf_counter()
             with ThreadPoolExecutor(WORKERS) as pool:
@@ -163,9 +164,9 @@ def refresh(inputs: dict, n: int, scale: float, paced: bool = True) -> dict:
                 "elapsed": elapsed,
             }
     finally:
-        vertex.BACKOFF, vertex.READ_DEADLINE = slow, deadline
-        os.environ.pop(vertex.EMULATOR_HOST_ENV, None)
-        os.environ.pop(pacing.TIME_SCALE_ENV, None)
+        job_service.BACKOFF, job_service.READ_DEADLINE = slow, deadline
+        os.environ.pop(job_service.EMULATOR_HOST_ENV, None)
+        os.environ.pop(quota_pacing.TIME_SCALE_ENV, None)
 
 
 def baseline(inputs: dict, n: int, scale: float) -> dict:

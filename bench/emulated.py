@@ -34,7 +34,7 @@ from tests.provider_host import JOB_TYPE, ProviderHost, deserialize
 
 URN = f"urn:pulumi:dev::spot-training::{JOB_TYPE}::resnet"
 RPCS = ("GetCustomJob", "ListCustomJobs", "CreateCustomJob", "CancelCustomJob", "DeleteCustomJob", "GetOperation")
-# Vertex AI's per-region quotas (the provider's own notes, components/spot_job/vertex.py).
+# Vertex AI's per-region quotas (the provider's own notes, components/spot_job/client/job_service.py).
 CRUD_PER_MINUTE = 600
 SUBMISSIONS_PER_MINUTE = 60
 

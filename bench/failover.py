@@ -50,10 +50,10 @@ from typing import Any
 from pulumi.runtime.proto import provider_pb2
 
 from bench.emulated import RPCS, URN, Host, calls_of, checked, scoped, serialize, table
-from components.spot_job import resubmission
-from components.spot_job import states as job_states
+from components.spot_job.decision import resubmission_policy
+from components.spot_job.model import states as job_states
+from components.spot_job.model.job_state import JobState
 from components.spot_job.provider import SpotTrainingJobProvider
-from components.spot_job.resource_state import JobState
 from tests.emulator import JobServiceEmulator
 from tests.emulator.lifecycle import STOCKOUT_ERROR
 from tests.fixtures import docs_request_body
@@ -164,7 +164,7 @@ class Outcome:
 def simulate(news: dict[str, Any], weather: dict[str, Capacity], start: int, work_min: int, queue: bool) -> Outcome:
     """One job under one policy: attempts placed by the project's resubmission module."""
     horizon = MONTH_H * 60
-    place = resubmission.placement_after(0, news)
+    place = resubmission_policy.placement_after(0, news)
     strategy, location = place.strategy, place.location
     state: dict[str, Any] = {"attempt": 1, "history": []}
     remaining, done, t = work_min, 0, start
@@ -208,7 +208,7 @@ def simulate(news: dict[str, Any], weather: dict[str, Capacity], start: int, wor
         t = (failed_at // TICK_MIN + 1) * TICK_MIN
         if t >= horizon:
             return out
-        due = resubmission.next_submission(state, news)
+        due = resubmission_policy.next_submission(state, news)
         if due is None:
             out.gave_up = True
             return out

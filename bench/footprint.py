@@ -52,8 +52,8 @@ def job_inputs(run: Callable, mocks_type: type) -> dict[str, Any]:
 
 
 def our_state(props: dict[str, Any]) -> dict[str, Any]:
+    from components.spot_job.client.job_service import EMULATOR_HOST_ENV
     from components.spot_job.provider import SpotTrainingJobProvider
-    from components.spot_job.vertex import EMULATOR_HOST_ENV
     from tests.emulator import JobServiceEmulator
 
     with JobServiceEmulator() as emulator:

@@ -45,8 +45,8 @@ from dataclasses import dataclass, field
 from pulumi.runtime.proto import provider_pb2
 
 from bench.emulated import Host, checked, median, p90, program_inputs, scoped, serialize, table
-from components.spot_job import blocking
-from components.spot_job import states as job_states
+from components.spot_job.model import states as job_states
+from components.spot_job.protocol import blocking
 from tests.emulator import JobServiceEmulator
 from tests.provider_host import JOB_TYPE
 
@@ -54,7 +54,7 @@ ENGINE_PARALLEL = 16  # `pulumi destroy --parallel`'s default
 PROBE_EVERY = 0.25  # seconds between diffs sent by the probe
 UNBOUNDED = (
     "import runpy, threading\n"
-    "from components.spot_job import blocking\n"
+    "from components.spot_job.protocol import blocking\n"
     "blocking._slots = threading.BoundedSemaphore(1_000_000)  # the bound lifted: every delete waits\n"
     "runpy.run_module('pulumi.dynamic', run_name='__main__', alter_sys=True)\n"
 )

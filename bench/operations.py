@@ -24,7 +24,7 @@ Measured:
   Each row also shows the RPCs one operation made, from the emulator's counters.
 - Breakdown of a warm create and read: the same provider method called in this
   process (its JobService client warm, as the host's is), with the time in each
-  JobService call (vertex.JobService._call, client side: request building, the
+  JobService call (job_service.JobService._call, client side: request building, the
   gRPC round trip to the emulator and the emulator's own work, proto to dict);
   the provider's own Python is the method's time less its calls (validation,
   canonical form and submission key, labels, redaction, outputs); the host hop
@@ -54,7 +54,8 @@ from pulumi.runtime.proto import provider_pb2
 
 from bench import sdk
 from bench.emulated import URN, Host, checked, median, p90, program_inputs, scoped, serialize, table
-from components.spot_job import labels, spec, vertex
+from components.spot_job.client import job_service
+from components.spot_job.model import spec, submission_labels
 from components.spot_job.provider import SpotTrainingJobProvider
 from tests.emulator import JobServiceEmulator
 from tests.program import ROOT
@@ -132,7 +133,7 @@ def same_job(emu: JobServiceEmulator, ours: str, theirs: str) -> bool:
         job = type(emu.job(name)).pb(emu.job(name))
         for field in ("name", "state", "create_time", "update_time", "start_time", "end_time"):
             job.ClearField(field)
-        for label in (spec.SUBMISSION_LABEL, labels.RESOURCE_LABEL):  # both hash the resource's scope
+        for label in (spec.SUBMISSION_LABEL, submission_labels.RESOURCE_LABEL):  # both hash the resource's scope
             del job.labels[label]
         return job
 
@@ -142,10 +143,10 @@ def same_job(emu: JobServiceEmulator, ours: str, theirs: str) -> bool:
 def breakdown(emu: JobServiceEmulator, inputs: dict, ops: int) -> dict[str, dict[str, list[float]]]:
     """Per operation (create, read): samples of the provider method's total seconds in this
     process and of the seconds in each JobService call it made, by RPC."""
-    os.environ[vertex.EMULATOR_HOST_ENV] = emu.address
+    os.environ[job_service.EMULATOR_HOST_ENV] = emu.address
     provider = SpotTrainingJobProvider()
     spent: list[tuple[str, float]] = []
-    original = vertex.JobService._call
+    original = job_service.JobService._call
 
     def timed(self, action, method, **kwargs):
         start = time.perf_counter()
@@ -154,7 +155,7 @@ def breakdown(emu: JobServiceEmulator, inputs: dict, ops: int) -> dict[str, dict
         finally:
             spent.append((method.__name__, time.perf_counter() - start))
 
-    vertex.JobService._call = timed
+    job_service.JobService._call = timed
     out = {op: {"total": []} for op in ("create", "read")}
     try:
         warm = provider.create(provider.check({}, scoped(inputs, "spot-training/dev/inproc-warm")).inputs)
@@ -171,7 +172,7 @@ def breakdown(emu: JobServiceEmulator, inputs: dict, ops: int) -> dict[str, dict
                 for name, seconds in spent:
                     out[op].setdefault(name, []).append(seconds)
     finally:
-        vertex.JobService._call = original
+        job_service.JobService._call = original
     return out
 
 
@@ -298,7 +299,7 @@ def main() -> None:
     print("Ours does more per create: a ListCustomJobs look-up of the submission label before CreateCustomJob "
           "and one after it (exactly-once, submission.py); per delete: one GetCustomJob state check (cancel only if "
           "active), a ListCustomJobs per region for copies no state names, the DeleteCustomJob LRO awaited; for a "
-          "running job also CancelCustomJob and polling (vertex.POLL: first sleep up to 1 s, jittered) until it "
+          "running job also CancelCustomJob and polling (job_service.POLL: first sleep up to 1 s, jittered) until it "
           "is terminal.")
 
 

@@ -39,7 +39,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pulumi.runtime.proto import provider_pb2
 
 from bench.emulated import URN, Host, median, program_inputs, scoped, serialize, table
-from components.spot_job import pacing, spec
+from components.spot_job.client import quota_pacing
+from components.spot_job.model import spec
 from tests.emulator import JobServiceEmulator
 from tests.program import ROOT
 
@@ -85,7 +86,7 @@ def up_ours(emu: JobServiceEmulator, checks: list[provider_pb2.CheckRequest]) ->
     # The emulator enforces no quota here and the pacer's minute is made short: this
     # measures the client's own speed beside the SDK's; what the 60-per-minute
     # submission quota costs a large `up` is bench.burst's (BENCHMARKS.md 5.).
-    with Host({"AIPLATFORM_EMULATOR_HOST": emu.address, pacing.TIME_SCALE_ENV: "1000"}) as host:
+    with Host({"AIPLATFORM_EMULATOR_HOST": emu.address, quota_pacing.TIME_SCALE_ENV: "1000"}) as host:
         ready = time.perf_counter() - start
         with ThreadPoolExecutor(ENGINE_PARALLEL) as engine:
             names = list(engine.map(lambda check: one(host, check), checks))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import typer
 
 from cli import arguments, deployed, output
-from components.spot_job.job_name import JobName
+from components.spot_job.model.job_name import JobName
 
 
 def register(app: typer.Typer) -> None:
@@ -25,7 +25,8 @@ def cancel(
     location: list[str] = arguments.LOCATIONS,
 ) -> None:
     """Cancel the job's active Vertex AI job(s). Needs Google credentials."""
-    from components.spot_job import states, vertex
+    from components.spot_job.client import job_service
+    from components.spot_job.model import states
 
     _, _, found = deployed.submissions(stack, job, location)
     with deployed.google_errors():
@@ -35,7 +36,7 @@ def cancel(
             output.error(f"no active job of {job} in stack {stack} (its jobs: {ended}); nothing cancelled")
             raise typer.Exit(1)
         for j in active:
-            service = vertex.JobService(JobName.parse(j["name"]).location)
+            service = job_service.JobService(JobName.parse(j["name"]).location)
             service.cancel(j["name"])
             now = service.get(j["name"])
             print(f"cancelled {j['name']} ({job}, was {j.get('state')}): now {(now or {}).get('state', 'gone')}")

@@ -17,7 +17,7 @@ from typing import Any
 import typer
 
 from cli import output
-from components.spot_job.job_name import JobName, parent_of, split_parent
+from components.spot_job.model.job_name import JobName, parent_of, split_parent
 
 
 @dataclass(frozen=True)
@@ -58,9 +58,9 @@ def team_job(value: str) -> tuple[str, str]:
 
 def resource_label(stack, team: str, job: str) -> str:
     """The spot_training_resource label of every job the resource TEAM-JOB of the stack submitted."""
-    from components.spot_job import labels
+    from components.spot_job.model import submission_labels
 
-    return labels.resource_value(f"{stack.scope}/{team}-{job}")
+    return submission_labels.resource_value(f"{stack.scope}/{team}-{job}")
 
 
 def rendered(stack) -> dict[str, dict[str, Any]]:
@@ -81,7 +81,7 @@ def parents_of_jobs(stack, jobs: dict[str, dict[str, Any]], locations: list[str]
     """Each (project, location) a job of the rendered stack may run in, not crossed (the sweep
     crosses them, operations.sweep.parents_crossed): the stack's gcp:project and gcp:region,
     every job's own and every region its fallback ladder may move it to, and --location."""
-    from components.spot_job.job_inputs import JobInputs
+    from components.spot_job.model.job_inputs import JobInputs
 
     places = {(stack.gcp_project, stack.region)}
     places |= {(i.get("project"), loc) for i in jobs.values() if i.get("project") for loc in JobInputs.of(i).locations()}
@@ -90,11 +90,11 @@ def parents_of_jobs(stack, jobs: dict[str, dict[str, Any]], locations: list[str]
 
 
 def labelled(where: list[str], label: str, value: str) -> list[dict[str, Any]]:
-    from components.spot_job import vertex
+    from components.spot_job.client import job_service
 
     found = []
     for location in sorted({split_parent(parent)[1] for parent in where}):
-        service = vertex.JobService(location)
+        service = job_service.JobService(location)
         with output.progress(f"listing the stack's jobs in {location}"):
             for parent in where:
                 if split_parent(parent)[1] == location:
@@ -105,20 +105,20 @@ def labelled(where: list[str], label: str, value: str) -> list[dict[str, Any]]:
 def of_resource(where: list[str], stack, team: str, job: str) -> list[dict[str, Any]]:
     """The jobs the resource TEAM-JOB of the stack submitted: its resource label, and (checked
     here too, as a create checks before it adopts) the stack's label."""
-    from components.spot_job import labels
+    from components.spot_job.model import submission_labels
 
-    jobs = labelled(where, labels.RESOURCE_LABEL, resource_label(stack, team, job))
-    return [j for j in jobs if (j.get("labels") or {}).get(labels.STACK_LABEL) == labels.stack_value(stack.scope)]
+    jobs = labelled(where, submission_labels.RESOURCE_LABEL, resource_label(stack, team, job))
+    return [j for j in jobs if (j.get("labels") or {}).get(submission_labels.STACK_LABEL) == submission_labels.stack_value(stack.scope)]
 
 
 def with_attempts(jobs: list[dict[str, Any]], names: dict[str, str]) -> list[Found]:
     """Each job, named (by `names`, resource label -> team/job, else its labels and display
     name) and numbered among its resource's submissions, oldest first."""
-    from components.spot_job import labels, ordering
+    from components.spot_job.model import ordering, submission_labels
 
     by_resource: dict[str, list[dict[str, Any]]] = {}
     for job in ordering.oldest_first(jobs):
-        by_resource.setdefault((job.get("labels") or {}).get(labels.RESOURCE_LABEL) or job["name"], []).append(job)
+        by_resource.setdefault((job.get("labels") or {}).get(submission_labels.RESOURCE_LABEL) or job["name"], []).append(job)
     found = []
     for resource, submitted in by_resource.items():
         for attempt, job in enumerate(submitted, 1):
@@ -137,11 +137,11 @@ def google_errors() -> Iterator[None]:
     from google.api_core import exceptions
     from google.auth import exceptions as auth
 
-    from components.spot_job import vertex
+    from components.spot_job.client import job_service
 
     try:
         yield
-    except vertex.VertexError as problem:
+    except job_service.VertexError as problem:
         output.error(str(problem))
         raise typer.Exit(2) from None
     except auth.GoogleAuthError as problem:

@@ -230,7 +230,7 @@ def price_change(old: dict[str, dict[str, Any]], new: dict[str, dict[str, Any]],
 
 def _hourly(inputs: dict[str, Any] | None, price_table: Any):
     from components.pricing.hourly import hourly
-    from components.spot_job import defaults
+    from components.spot_job.model import defaults
 
     if inputs is None:
         return None
@@ -250,7 +250,7 @@ def _delta(before: Any, after: Any) -> str:
 
 
 def _changes(old: dict[str, dict[str, Any]], new: dict[str, dict[str, Any]]) -> str:
-    from components.spot_job import spec
+    from components.spot_job.model import spec
 
     lines, added, removed, changed, resubmits, same = [], 0, 0, 0, 0, 0
     for name in sorted(set(old) | set(new)):

@@ -13,7 +13,7 @@ import shlex
 import typer
 
 from cli import arguments, deployed, output
-from components.spot_job.job_name import JobName
+from components.spot_job.model.job_name import JobName
 
 # Cloud Logging keeps a project's logs 30 days by default; `gcloud logging read` looks back 1 day unless told.
 FRESHNESS = "30d"

@@ -29,7 +29,7 @@ def report(
     location: list[str] = arguments.LOCATIONS,
 ) -> None:
     """What each job's attempts cost on their strategy, what STANDARD would have cost, the saving and the stockouts' cost; totals per team and stack. Needs Google credentials."""
-    from components.spot_job import labels
+    from components.spot_job.model import submission_labels
     from operations import report as costs
     from stack_config.prices import PricesError, table
 
@@ -47,10 +47,10 @@ def report(
         output.error(str(problem))
         raise typer.Exit(2) from None
     jobs = deployed.rendered(target)
-    names = {labels.resource_value(f"{target.scope}/{team}-{job}"): f"{team}/{job}" for team, _, job in (n.partition("/") for n in jobs)}
+    names = {submission_labels.resource_value(f"{target.scope}/{team}-{job}"): f"{team}/{job}" for team, _, job in (n.partition("/") for n in jobs)}
     where = deployed.parents_of_jobs(target, jobs, location)
     with deployed.google_errors():
-        found = deployed.with_attempts(deployed.labelled(where, labels.STACK_LABEL, labels.stack_value(target.scope)), names)
+        found = deployed.with_attempts(deployed.labelled(where, submission_labels.STACK_LABEL, submission_labels.stack_value(target.scope)), names)
     result = costs.report(((f.name, f.attempt, f.job) for f in found), prices, datetime.now(timezone.utc), window)
     if as_json:
         print(json.dumps(result.as_json(), indent=2, sort_keys=True))

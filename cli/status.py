@@ -4,7 +4,7 @@ with its state, attempt, strategy, region, times, the training's progress and co
 page. Needs Google credentials.
 
 The progress comes from the progress record the training runtime keeps beside the
-checkpoints (components/spot_job/progress.py): one Cloud Storage read per job
+checkpoints (components/spot_job/model/progress.py): one Cloud Storage read per job
 resource, not per attempt, as the record remembers the attempts before the latest.
 
 Exit 0 with the table (or "no job"), 2 for an unknown stack or an error from Google.
@@ -17,7 +17,7 @@ from typing import Any
 import typer
 
 from cli import arguments, deployed, output
-from components.spot_job.job_name import JobName
+from components.spot_job.model.job_name import JobName
 
 
 def register(app: typer.Typer) -> None:
@@ -29,14 +29,14 @@ def status(
     location: list[str] = arguments.LOCATIONS,
 ) -> None:
     """The stack's jobs on Vertex AI: state, attempt, strategy, region, start and end, console link. Needs Google credentials."""
-    from components.spot_job import labels
+    from components.spot_job.model import submission_labels
 
     target = deployed.load(stack)
     jobs = deployed.rendered(target)
-    names = {labels.resource_value(f"{target.scope}/{team}-{job}"): f"{team}/{job}" for team, _, job in (n.partition("/") for n in jobs)}
+    names = {submission_labels.resource_value(f"{target.scope}/{team}-{job}"): f"{team}/{job}" for team, _, job in (n.partition("/") for n in jobs)}
     where = deployed.parents_of_jobs(target, jobs, location)
     with deployed.google_errors():
-        found = deployed.with_attempts(deployed.labelled(where, labels.STACK_LABEL, labels.stack_value(target.scope)), names)
+        found = deployed.with_attempts(deployed.labelled(where, submission_labels.STACK_LABEL, submission_labels.stack_value(target.scope)), names)
     if not found:
         print(f"No job of stack {stack} ({target.project}) in: {', '.join(where)}")
         return
@@ -62,7 +62,8 @@ def status(
 
 def _records(found: list[deployed.Found]) -> dict[str, dict[str, Any] | None]:
     """Each job resource's progress record, by its URI: read once, whatever number of attempts."""
-    from components.spot_job import progress, progress_record
+    from components.spot_job.client import progress_record
+    from components.spot_job.model import progress
 
     records: dict[str, dict[str, Any] | None] = {}
     if not progress_record.readable():  # emulated jobs wrote to no real bucket
@@ -80,7 +81,7 @@ def _records(found: list[deployed.Found]) -> dict[str, dict[str, Any] | None]:
 
 def _progress(records: dict[str, dict[str, Any] | None], job: dict[str, Any]) -> str:
     """The steps the attempt checkpointed, "from→to of total", as its job's record tells them; "-" if it does not."""
-    from components.spot_job import progress
+    from components.spot_job.model import progress
 
     uri = progress.record_uri(progress.output_dir(job))
     made = progress.reported(records.get(uri) if uri else None, JobName.parse(job["name"]).id)

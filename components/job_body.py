@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .spot_job.spec import IMAGE_FIELDS
+from .spot_job.model.spec import IMAGE_FIELDS
 from .team_definition import IMAGE_REF, PACKAGE_REF
 
 

@@ -13,7 +13,7 @@ from .job_body import job_body
 from .renames import with_former_types
 from .secret_access import SecretAccess, SecretAccessArgs
 from .service_account import TrainingServiceAccount, TrainingServiceAccountArgs
-from .spot_job import property_paths
+from .spot_job.model import property_paths
 from .spot_job.resource import SpotTrainingJob, SpotTrainingJobArgs
 from .staging_bucket import OUTPUTS_PREFIX, StagingBucket, StagingBucketArgs
 from .team_definition import JobConfig, TeamConfig, member_key

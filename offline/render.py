@@ -26,8 +26,8 @@ from typing import Any
 import pulumi
 
 from components.pricing.table import PriceTable
-from components.spot_job import defaults, values
-from components.spot_job.job_name import split_parent
+from components.spot_job.model import defaults, values
+from components.spot_job.model.job_name import split_parent
 from offline import table
 from offline.mocks import UNBUILT_DIGEST, OfflineMocks
 from offline.program import SECRET_PLACEHOLDER, UnknownStack, engine_view, run, secure_keys, stack_config
@@ -79,8 +79,8 @@ def render(stack: str) -> list[RenderedJob]:
     subprocess, the SDK's registration threads), so that order changes from
     run to run.
     """
-    from components.spot_job import spec  # after the mocks exist: it is the program's own module
-    from components.spot_job.job_inputs import JobInputs
+    from components.spot_job.model import spec  # after the mocks exist: it is the program's own module
+    from components.spot_job.model.job_inputs import JobInputs
 
     jobs, mocks = provider_inputs(stack)
     rendered = []
@@ -133,10 +133,10 @@ def settings(jobs: list[RenderedJob]) -> str:
 
 def ladder(job: RenderedJob) -> str:
     """The strategy of each submission: the job's own, then each fallback rung
-    as components/spot_job/resubmission.py resolves it for this job (auto
+    as components/spot_job/decision/resubmission_policy.py resolves it for this job (auto
     included), and which of them is billed at the on-demand price."""
-    from components.spot_job import resubmission
-    from components.spot_job.job_inputs import JobInputs
+    from components.spot_job.decision import resubmission_policy
+    from components.spot_job.model.job_inputs import JobInputs
 
     location = split_parent(job.parent)[1]
     inputs = JobInputs.of({"jobSpec": job.body["jobSpec"], "location": location, **job.knobs})
@@ -157,7 +157,7 @@ def ladder(job: RenderedJob) -> str:
             what = " in ".join(str(v) for v in (rung.get("strategy"), rung.get("location")) if v)
             steps.append(f"after {after} stockouts {what} (never reached: at most {limit} resubmissions)")
             continue
-        place = resubmission.placement_after(after, inputs)
+        place = resubmission_policy.placement_after(after, inputs)
         strategy = place.strategy
         step = f"after {after} stockout{'s' if after != 1 else ''} {strategy}" + (f" in {place.location}" if moves else "")
         why = ["auto"] if rung.get("strategy") == "auto" else []
@@ -175,9 +175,9 @@ PRICES_TITLE = (
 
 def placements(job: RenderedJob) -> list[tuple[str, str, str]]:
     """(what, strategy, location) of the job's own submission, then of each fallback rung the
-    resubmission limit lets it reach, as components/spot_job/resubmission.py places it."""
-    from components.spot_job import resubmission
-    from components.spot_job.job_inputs import JobInputs
+    resubmission limit lets it reach, as components/spot_job/decision/resubmission_policy.py places it."""
+    from components.spot_job.decision import resubmission_policy
+    from components.spot_job.model.job_inputs import JobInputs
 
     location = split_parent(job.parent)[1]
     inputs = JobInputs.of({"jobSpec": job.body["jobSpec"], "location": location, **job.knobs})
@@ -190,7 +190,7 @@ def placements(job: RenderedJob) -> list[tuple[str, str, str]]:
     for rung in (job.knobs.get("resubmission") or {}).get("fallback") or []:
         after = values.as_int(rung.get("afterStockouts")) or 0
         if after <= limit:
-            place = resubmission.placement_after(after, inputs)
+            place = resubmission_policy.placement_after(after, inputs)
             found.append((f"after {after} stockout{'s' if after != 1 else ''}", place.strategy, place.location))
     return found
 

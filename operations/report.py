@@ -20,8 +20,8 @@ from typing import Any
 
 from components.pricing.hourly import Hourly, hourly, pools
 from components.pricing.table import PriceTable
-from components.spot_job import resubmission
-from components.spot_job.job_name import JobName
+from components.spot_job.decision import resubmission_policy
+from components.spot_job.model.job_name import JobName
 
 ENDED = ("JOB_STATE_SUCCEEDED", "JOB_STATE_FAILED", "JOB_STATE_CANCELLED", "JOB_STATE_EXPIRED", "JOB_STATE_PARTIALLY_SUCCEEDED")
 RUNNING = ("JOB_STATE_RUNNING", "JOB_STATE_CANCELLING", "JOB_STATE_UPDATING")
@@ -130,7 +130,7 @@ def attempt(name: str, n: int, job: dict[str, Any], table: PriceTable, now: date
     return Attempt(
         name, n, job["name"], state, strategy, region, _machines(spec), _accelerators(spec), hours,
         _cost(on_strategy, hours), _cost(on_standard, hours),
-        state == "JOB_STATE_FAILED" and resubmission.is_stockout(job.get("error")), tuple(dict.fromkeys(unknown)),
+        state == "JOB_STATE_FAILED" and resubmission_policy.is_stockout(job.get("error")), tuple(dict.fromkeys(unknown)),
     )
 
 

@@ -6,7 +6,7 @@
 Every step must be either one that changes nothing (`same`, `read`,
 `refresh`) or the resubmission of a failed job: an `update` of a
 SpotTrainingJob with no changed input and no replace, for which the
-provider's own decision (components/spot_job/decision.py, the function its
+provider's own decision (components/spot_job/decision/verdict.py, the function its
 `diff` and `update` carry out) is a resubmission, from the step's refreshed
 old state and its new inputs. So the gate approves exactly what the preview
 announced as "will be submitted again", and nothing the provider would do
@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from components.spot_job.decision import Kind, decide
-from components.spot_job.job_inputs import JobInputs
-from components.spot_job.resource_state import JobState
+from components.spot_job.decision.verdict import Kind, decide
+from components.spot_job.model.job_inputs import JobInputs
+from components.spot_job.model.job_state import JobState
 
 JOB_TYPE = "pulumi-python:dynamic/spot-training:SpotTrainingJob"
 # Steps that change no resource: unchanged, a data-source read, a refresh of state.

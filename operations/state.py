@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from components.spot_job.job_inputs import JobInputs
-from components.spot_job.job_name import JobName
+from components.spot_job.model.job_inputs import JobInputs
+from components.spot_job.model.job_name import JobName
 
 from .stack import ROOT, Stack
 

@@ -34,8 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from components.spot_job import labels, ordering, states
-from components.spot_job.job_name import JobName, parent_of, split_parent
+from components.spot_job.model import ordering, states, submission_labels
+from components.spot_job.model.job_name import JobName, parent_of, split_parent
 from offline import table as tables
 
 from .stack import Stack, StackError
@@ -87,7 +87,7 @@ def unaccounted(jobs: list[dict[str, Any]], state: StackState) -> list[Finding]:
         if job.get("name") in state.job_names:
             continue
         # A released job is the one its destroy kept; a younger active copy of its key is a duplicate, an orphan.
-        released = (job.get("labels") or {}).get(labels.RELEASE_LABEL) == labels.RELEASED and job["name"] not in duplicates
+        released = (job.get("labels") or {}).get(submission_labels.RELEASE_LABEL) == submission_labels.RELEASED and job["name"] not in duplicates
         if job.get("state") in states.STOPPING:
             status = Status.STOPPING  # someone cancelled it, released or not: it is on its way to ENDED
         elif job.get("state") in states.ACTIVE:
@@ -106,7 +106,7 @@ def _duplicates(jobs: list[dict[str, Any]]) -> set[str]:
     each key (ordering.py, the protocol's rule), which the protocol, and a destroy under keep, cancel."""
     by_key: dict[str, list[dict[str, Any]]] = {}
     for job in jobs:
-        key = (job.get("labels") or {}).get(labels.SUBMISSION_LABEL)
+        key = (job.get("labels") or {}).get(submission_labels.SUBMISSION_LABEL)
         if key and job.get("state") in states.ACTIVE:
             by_key.setdefault(key, []).append(job)
     return {job["name"] for copies in by_key.values() for job in ordering.oldest_first(copies)[1:]}
@@ -170,11 +170,11 @@ def main(argv: list[str] | None = None, command: tuple[str, ...] = COMMAND) -> i
     except (StackError, StateError) as error:
         return _fail(error)
     # Imported once the inputs are known good: the Google client takes seconds to import.
-    from components.spot_job import vertex
+    from components.spot_job.client import job_service
 
     try:
         return _sweep(args, [*command, *argv], stack, state)
-    except vertex.VertexError as error:
+    except job_service.VertexError as error:
         return _fail(error)
 
 
@@ -184,7 +184,7 @@ def _fail(error: Exception) -> int:
 
 
 def _sweep(args: argparse.Namespace, command: list[str], stack: Stack, state: StackState) -> int:
-    from components.spot_job import vertex
+    from components.spot_job.client import job_service
 
     if state.pending:
         # An update that is running now has submitted jobs it has not recorded yet;
@@ -197,13 +197,13 @@ def _sweep(args: argparse.Namespace, command: list[str], stack: Stack, state: St
             file=sys.stderr,
         )
     where = parents_crossed(stack, state, args.location)
-    stack_label = labels.stack_value(stack.scope)
+    stack_label = submission_labels.stack_value(stack.scope)
     findings: list[Finding] = []
     for location in sorted({split_parent(parent)[1] for parent in where}):
-        service = vertex.JobService(location)
+        service = job_service.JobService(location)
         for parent in where:
             if split_parent(parent)[1] == location:
-                findings += unaccounted(service.labelled(parent, labels.STACK_LABEL, stack_label), state)
+                findings += unaccounted(service.labelled(parent, submission_labels.STACK_LABEL, stack_label), state)
     if not findings:
         print(f"No job of stack {stack.name} ({stack.project}) outside its state in: {', '.join(where)}")
         return DONE
@@ -258,10 +258,10 @@ def _sweep(args: argparse.Namespace, command: list[str], stack: Stack, state: St
 
 def _cancel(f: Finding) -> dict[str, Any] | None:
     """Cancel the job; the job as Vertex shows it right after (None once it is gone)."""
-    from components.spot_job import vertex
+    from components.spot_job.client import job_service
 
     name = f.job["name"]
-    service = vertex.JobService(JobName.parse(name).location)
+    service = job_service.JobService(JobName.parse(name).location)
     service.cancel(name)
     now = service.get(name)
     print(f"cancelled {name} ({f.job.get('displayName') or '-'}, {f.status}): now {(now or {}).get('state', 'gone')}")
@@ -272,11 +272,11 @@ def _delete(f: Finding) -> bool:
     """Delete the ended job's record and wait for it; False if Vertex refused (the job changed meanwhile)."""
     from google.api_core import exceptions
 
-    from components.spot_job import vertex
+    from components.spot_job.client import job_service
 
     name = f.job["name"]
     try:
-        service = vertex.JobService(JobName.parse(name).location)
+        service = job_service.JobService(JobName.parse(name).location)
         service.delete_record(name, DELETE_TIMEOUT)
     except exceptions.FailedPrecondition as refused:
         print(f"not deleted {name}: {refused.message}; run the sweep again later.")

@@ -16,9 +16,9 @@ from typing import Any
 import pulumi
 
 from components.job_body import job_body
-from components.spot_job import redaction, spec
-from components.spot_job.job_name import JobName
-from components.spot_job.typed_spec import UNKNOWN
+from components.spot_job.model import redaction, spec
+from components.spot_job.model.job_name import JobName
+from components.spot_job.model.typed_spec import UNKNOWN
 from components.team_definition import IMAGE_REF, PACKAGE_REF, ImageConfig, JobConfig, SecretConfig, TeamConfig
 
 from . import names, place, prices
@@ -288,7 +288,7 @@ def _job(
 
 def _import_id(value: Any, path: str, project: Any, region: Any, failures: list[str]) -> str | None:
     """The full name of the CustomJob a job entry adopts (`import:`), checked for shape and place; the job
-    itself is checked against the spec when the engine imports it (components/spot_job/adoption.py)."""
+    itself is checked against the spec when the engine imports it (components/spot_job/protocol/adoption.py)."""
     if value is None:
         return None
     try:

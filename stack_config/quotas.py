@@ -1,6 +1,6 @@
 """spot-training:quotas: Vertex AI's per-region request quotas, for projects whose quotas were raised.
 
-The provider paces its calls to them (components/spot_job/pacing.py). The
+The provider paces its calls to them (components/spot_job/client/quota_pacing.py). The
 values reach the provider host as every job's `quotas` input, a knob: it is in
 neither the job's definition nor its submission key, so changing it never
 resubmits a job.
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from components.spot_job.pacing import DEFAULTS
+from components.spot_job.client.quota_pacing import DEFAULTS
 
 from .keys import NS
 

@@ -7,7 +7,7 @@ import re
 from collections.abc import Collection
 from typing import Any
 
-from components.spot_job import property_paths
+from components.spot_job.model import property_paths
 from components.team_definition import SECRET_REF, TeamConfig
 
 from .keys import BODY_KEYS, KNOB_KEYS

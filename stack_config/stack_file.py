@@ -16,7 +16,7 @@ from typing import Any
 import pulumi
 import yaml
 
-from components.spot_job import property_paths
+from components.spot_job.model import property_paths
 
 ROOT = Path(__file__).resolve().parent.parent
 # Where the stack files are if not where Pulumi.yaml says (tests; the policy pack reads it too).

@@ -8,7 +8,7 @@ provider reads the record the runtime writes, not a copy of its format.
 
 from __future__ import annotations
 
-from components.spot_job.job_name import JobName
+from components.spot_job.model.job_name import JobName
 
 
 def train(output_uri_prefix: str, job_name: str, steps: int, *, interval: int = 100, total: int = 1000) -> int:

@@ -4,7 +4,7 @@ import pytest
 
 from tests.emulator import JobServiceEmulator
 
-# The provider paces its calls to Vertex AI's per-minute quotas (components/spot_job/pacing.py).
+# The provider paces its calls to Vertex AI's per-minute quotas (components/spot_job/client/quota_pacing.py).
 # Against the emulator the quota's minute lasts 60/S real seconds: here S=1000 (a minute is 60 ms),
 # so the suite's thousands of calls are never held to real minutes, in this process or in the
 # provider hosts it starts (they inherit the environment). A pacing test sets its own S.
@@ -30,10 +30,10 @@ def fast_pace(monkeypatch):
     Only the pace changes: which errors are retried, and for how long, is the
     provider's own.
     """
-    from components.spot_job import vertex
+    from components.spot_job.client import job_service
 
-    monkeypatch.setattr(vertex, "BACKOFF", vertex.Pace(initial=0.01, maximum=0.05, multiplier=2.0))
-    monkeypatch.setattr(vertex, "POLL", vertex.Pace(initial=0.01, maximum=0.05, multiplier=1.5))
+    monkeypatch.setattr(job_service, "BACKOFF", job_service.Backoff(initial=0.01, maximum=0.05, multiplier=2.0))
+    monkeypatch.setattr(job_service, "POLL", job_service.Backoff(initial=0.01, maximum=0.05, multiplier=1.5))
 
 
 @pytest.fixture

@@ -2,8 +2,8 @@
 
 import logging
 
-from components.spot_job import changes
-from components.spot_job.job_inputs import JobInputs
+from components.spot_job.decision import change_lines
+from components.spot_job.model.job_inputs import JobInputs
 from components.spot_job.provider import SpotTrainingJobProvider
 from tests.fixtures import IMAGE, job_inputs, python_package_pool
 
@@ -17,7 +17,7 @@ def with_image(uri: str) -> dict:
 
 
 def test_a_new_image_digest_reads_as_one():
-    [line] = changes.describe(JobInputs.of(job_inputs()), JobInputs.of(with_image(NEW_IMAGE)))
+    [line] = change_lines.describe(JobInputs.of(job_inputs()), JobInputs.of(with_image(NEW_IMAGE)))
     assert line == (
         "jobSpec.workerPoolSpecs[0].containerSpec.imageUri: image trainer: "
         "new digest sha256:abababababab -> sha256:9f9f9f9f9f9f"
@@ -30,7 +30,7 @@ def test_new_package_code_reads_as_such():
     new["jobSpec"]["workerPoolSpecs"] = [python_package_pool()]
     old["jobSpec"]["workerPoolSpecs"][0]["pythonPackageSpec"]["packageUris"] = ["gs://b/packages/0123456789abcdef/trainer-0.1.0.tar.gz"]
     new["jobSpec"]["workerPoolSpecs"][0]["pythonPackageSpec"]["packageUris"] = ["gs://b/packages/fedcba9876543210/trainer-0.1.0.tar.gz"]
-    assert changes.describe(JobInputs.of(old), JobInputs.of(new)) == [
+    assert change_lines.describe(JobInputs.of(old), JobInputs.of(new)) == [
         "jobSpec.workerPoolSpecs[0].pythonPackageSpec.packageUris[0]: package trainer-0.1.0.tar.gz: new code 0123456789abcdef -> fedcba9876543210"
     ]
 
@@ -39,7 +39,7 @@ def test_several_changes_each_get_a_line_and_defaults_are_shown_as_what_they_mea
     new = job_inputs(displayName="resnet-v2", rerun="2")
     new["jobSpec"]["workerPoolSpecs"][0]["machineSpec"]["machineType"] = "n1-highmem-8"
     new["jobSpec"]["scheduling"] = {"strategy": "STANDARD"}
-    assert changes.describe(JobInputs.of(job_inputs()), JobInputs.of(new)) == [
+    assert change_lines.describe(JobInputs.of(job_inputs()), JobInputs.of(new)) == [
         "displayName: JOB_NAME -> resnet-v2",
         "jobSpec.scheduling.strategy: SPOT -> STANDARD",
         "jobSpec.workerPoolSpecs[0].machineSpec.machineType: n1-standard-4 -> n1-highmem-8",
@@ -51,12 +51,12 @@ def test_a_rewrite_that_means_the_same_is_no_change():
     same = job_inputs()
     same["jobSpec"]["workerPoolSpecs"][0]["replicaCount"] = "1"
     same["jobSpec"]["scheduling"] = {}
-    assert changes.describe(JobInputs.of(job_inputs()), JobInputs.of(same)) == []
+    assert change_lines.describe(JobInputs.of(job_inputs()), JobInputs.of(same)) == []
 
 
 def test_a_value_a_preview_cannot_know_yet_says_so():
     unknown = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
-    [line] = changes.describe(JobInputs.of(job_inputs()), JobInputs.of(with_image(unknown), unknown))
+    [line] = change_lines.describe(JobInputs.of(job_inputs()), JobInputs.of(with_image(unknown), unknown))
     assert line.endswith(f"{IMAGE} -> (known once deployed)")
 
 
@@ -74,6 +74,6 @@ def test_a_secret_value_is_never_quoted_even_when_its_whole_list_changes():
     olds, news = job_inputs(secretPaths=secret), job_inputs(secretPaths=secret)
     olds["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["env"] = [{"name": "HF_TOKEN", "value": token}]
     news["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["env"] = [{"name": "HF_TOKEN", "value": token}, {"name": "LOG_LEVEL", "value": "debug"}]
-    [line] = changes.describe(JobInputs.of(olds), JobInputs.of(news))
+    [line] = change_lines.describe(JobInputs.of(olds), JobInputs.of(news))
     assert line.startswith("jobSpec.workerPoolSpecs[0].containerSpec.env: ") and "LOG_LEVEL" in line
     assert token not in line and "[secret]" in line

@@ -16,7 +16,7 @@ import json
 
 import pytest
 
-from components.spot_job import labels
+from components.spot_job.model import submission_labels
 from tests.cli_runner import spot_training, spot_training_in_process
 from tests.module_emulator import _emulator, bodies, emulator  # noqa: F401 (fixtures)
 
@@ -26,11 +26,11 @@ PARENT = "projects/acme-ml-dev/locations/us-central1"
 
 
 def submit(body: dict, **label_changes: str) -> str:
-    from components.spot_job import vertex
+    from components.spot_job.client import job_service
 
     body = json.loads(json.dumps(body))
     body["labels"].update(label_changes)
-    service = vertex.JobService("us-central1")
+    service = job_service.JobService("us-central1")
     job = service.create(PARENT, body)
     return job["name"]
 
@@ -49,8 +49,8 @@ def scene(emulator, bodies):
     for _ in range(3):
         emulator.advance(baseline)  # SUCCEEDED
     other = submit(  # prod's vision/eval, in dev's project
-        bodies["vision/eval"], spot_training_stack=labels.stack_value("spot-training/prod"),
-        spot_training_resource=labels.resource_value("spot-training/prod/vision-eval"), spot_training_key="other",
+        bodies["vision/eval"], spot_training_stack=submission_labels.stack_value("spot-training/prod"),
+        spot_training_resource=submission_labels.resource_value("spot-training/prod/vision-eval"), spot_training_key="other",
     )
     emulator.reset_calls()
     return {"first": first, "second": second, "eval": evaluation, "baseline": baseline, "other": other}
@@ -167,7 +167,7 @@ def test_cancel_of_a_job_with_nothing_active_exits_1(emulator, scene):
 def test_cancel_checks_the_stack_label_too_not_only_the_resource_label(emulator, bodies):
     """The resource label is a hash that names the stack already; a job that carries it with another
     stack's label is not the stack's, and is never cancelled (as a create never adopts one)."""
-    other = submit(bodies["vision/eval"], spot_training_stack=labels.stack_value("spot-training/prod"))
+    other = submit(bodies["vision/eval"], spot_training_stack=submission_labels.stack_value("spot-training/prod"))
     done = spot_training_in_process("cancel", "dev", "vision/eval", env=env(emulator))
     assert done.returncode == 1
     assert state_of(emulator, other) == "JOB_STATE_QUEUED"
@@ -314,11 +314,11 @@ def test_status_and_cancel_find_an_attempt_a_region_ladder_moved_to_another_regi
     (tmp_path / "Pulumi.dev.yaml").write_text(yaml.safe_dump(stack, allow_unicode=True))
     first = submit(bodies["vision/resnet-smoke"])
     emulator.preempt(first)
-    from components.spot_job import vertex
+    from components.spot_job.client import job_service
 
     moved_body = json.loads(json.dumps(bodies["vision/resnet-smoke"]))
-    moved_body["labels"][labels.SUBMISSION_LABEL] = "attempt-2"
-    service = vertex.JobService("us-east1")
+    moved_body["labels"][submission_labels.SUBMISSION_LABEL] = "attempt-2"
+    service = job_service.JobService("us-east1")
     moved = service.create("projects/acme-ml-dev/locations/us-east1", moved_body)
     emulator.advance(moved["name"])
 

@@ -19,7 +19,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 import yaml
 
-from components.spot_job import labels, vertex
+from components.spot_job.client import job_service
+from components.spot_job.model import submission_labels
 from tests.cli_runner import spot_training, spot_training_in_process
 from tests.module_emulator import _emulator, bodies, emulator  # noqa: F401 (fixtures)
 from tests.program import STACKS
@@ -52,10 +53,10 @@ def stacks(tmp_path):
 def submit(parent: str, body: dict, key: str = "", **changes) -> str:
     body = json.loads(json.dumps(body))
     if key:
-        body["labels"][labels.SUBMISSION_LABEL] = key
+        body["labels"][submission_labels.SUBMISSION_LABEL] = key
     for pool in body["jobSpec"]["workerPoolSpecs"]:
         pool["machineSpec"].update(changes)
-    return vertex.JobService(parent.rsplit("/", 1)[1]).create(parent, body)["name"]
+    return job_service.JobService(parent.rsplit("/", 1)[1]).create(parent, body)["name"]
 
 
 def env(emulator) -> dict[str, str]:

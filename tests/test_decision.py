@@ -1,4 +1,4 @@
-"""One decision for the preview and the action (components/spot_job/decision.py).
+"""One decision for the preview and the action (components/spot_job/decision/verdict.py).
 
 For every outcome, through the dynamic provider host: what `diff` tells the
 engine and prints in the preview, then what the engine does with it (the step
@@ -14,10 +14,10 @@ import pytest
 from pulumi.runtime import rpc
 from pulumi.runtime.proto import provider_pb2
 
-from components.spot_job import states
-from components.spot_job.decision import Kind, decide
-from components.spot_job.job_inputs import JobInputs
-from components.spot_job.resource_state import JobState
+from components.spot_job.decision.verdict import Kind, decide
+from components.spot_job.model import states
+from components.spot_job.model.job_inputs import JobInputs
+from components.spot_job.model.job_state import JobState
 from tests.program import one_job_inputs
 from tests.provider_host import JOB_TYPE, deserialize
 from tests.shared_host import emulator, host  # noqa: F401 (fixtures: one host per module)

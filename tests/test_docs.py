@@ -77,7 +77,7 @@ def test_the_lifecycle_docs_python_example_registers_the_job_it_shows():
 def test_the_lifecycle_docs_fallback_ladder_is_a_valid_policy_for_the_readmes_t4_job():
     import yaml
 
-    from components.spot_job import spec
+    from components.spot_job.model import spec
     from tests.fixtures import job_inputs
 
     ladders = [yaml.safe_load(b) for b in _blocks("lifecycle.md", "yaml") if "resubmission:" in b]

@@ -3,7 +3,7 @@
 Google's front end can answer DEADLINE_EXCEEDED or UNAVAILABLE for a create
 that lands seconds later, and ListCustomJobs can show a job seconds after it
 landed. The emulator does both on cue (create_lands_late, list_lag). The
-invariant of components/spot_job/submission.py: once a call returns, exactly
+invariant of components/spot_job/protocol/submission.py: once a call returns, exactly
 one active job carries the attempt's submission key; after `destroy`, none.
 """
 
@@ -15,7 +15,8 @@ import time
 import grpc
 import pytest
 
-from components.spot_job import labels, ordering, states, submission
+from components.spot_job.model import ordering, states, submission_labels
+from components.spot_job.protocol import submission
 from tests.program import one_job_inputs
 from tests.provider_host import JOB_TYPE, ProviderHost, deserialize
 
@@ -59,7 +60,7 @@ def active_with(emulator, key: str) -> list[str]:
     return [
         job.name
         for job in emulator.jobs()
-        if job.labels.get(labels.SUBMISSION_LABEL) == key and states.is_active(job.state.name)
+        if job.labels.get(submission_labels.SUBMISSION_LABEL) == key and states.is_active(job.state.name)
     ]
 
 
@@ -154,7 +155,7 @@ def _twin_of(emulator, name: str) -> str:
 
 
 # What docs/lifecycle.md ("Deleting") says destroy leaves, per onDelete: the job's state, or None once its
-# record is gone. A duplicate of its key is cancelled with every onDelete, keep included (teardown.py).
+# record is gone. A duplicate of its key is cancelled with every onDelete, keep included (decision/verdict.py).
 AFTER_DESTROY = {
     "delete": None,
     "cancel": "JOB_STATE_CANCELLED",

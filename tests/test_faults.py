@@ -8,7 +8,9 @@ permanent errors fail at once and say what to do.
 import grpc
 import pytest
 
-from components.spot_job import spec, submission, vertex
+from components.spot_job.client import job_service
+from components.spot_job.model import spec
+from components.spot_job.protocol import submission
 from components.spot_job.provider import SpotTrainingJobProvider
 from tests.fixtures import job_inputs
 
@@ -54,7 +56,7 @@ def test_a_failing_label_look_up_is_retried_before_anything_is_submitted(emulato
 
 
 def test_the_submission_quota_is_waited_out_and_every_job_lands_once(emulator):
-    # The safety net under the pacing (pacing.py): a quota lower than the one paced to (shared with
+    # The safety net under the pacing (client/quota_pacing.py): a quota lower than the one paced to (shared with
     # other clients, or set too high in spot-training:quotas) is met with RESOURCE_EXHAUSTED and retried.
     emulator.submission_quota(per_minute=2, time_scale=120)  # a minute lasts half a second
     scopes = [f"spot-training/dev/job-{i}" for i in range(5)]
@@ -75,9 +77,9 @@ def test_a_read_rides_out_transient_errors(emulator, code):
 
 def test_a_transient_error_that_does_not_end_fails_after_the_deadline(emulator, monkeypatch):
     created = provider.create(inputs())
-    monkeypatch.setattr(vertex, "READ_DEADLINE", 0.3)
+    monkeypatch.setattr(job_service, "READ_DEADLINE", 0.3)
     emulator.inject("GetCustomJob", grpc.StatusCode.UNAVAILABLE, times=10_000)
-    with pytest.raises(vertex.VertexError, match=f"did not answer the request to read the job at {emulator.address}"):
+    with pytest.raises(job_service.VertexError, match=f"did not answer the request to read the job at {emulator.address}"):
         provider.read(created.id, created.outs)
     assert emulator.calls["GetCustomJob"] > 1
 
@@ -98,36 +100,36 @@ def test_permission_denied_fails_at_once_and_names_the_missing_grant(emulator):
         times=1,
         message="Permission 'iam.serviceAccounts.actAs' denied on service account vision-train-dev@acme-ml-dev.iam.gserviceaccount.com",
     )
-    with pytest.raises(vertex.VertexError, match=r"roles/iam\.serviceAccountUser \(actAs\)"):
+    with pytest.raises(job_service.VertexError, match=r"roles/iam\.serviceAccountUser \(actAs\)"):
         provider.create(inputs())
     assert emulator.calls["CreateCustomJob"] == 1 and emulator.jobs() == []
 
 
 def test_invalid_argument_fails_at_once_with_vertexs_message(emulator):
     emulator.inject("CreateCustomJob", grpc.StatusCode.INVALID_ARGUMENT, times=1, message="Machine type n1-standard-4 is not supported with SPOT in us-central1-f.")
-    with pytest.raises(vertex.VertexError, match="not supported with SPOT"):
+    with pytest.raises(job_service.VertexError, match="not supported with SPOT"):
         provider.create(inputs())
     assert emulator.calls["CreateCustomJob"] == 1
 
 
 def test_a_missing_parent_fails_at_once_and_says_to_enable_the_api(emulator):
     emulator.inject("CreateCustomJob", grpc.StatusCode.NOT_FOUND, times=1, message="Project acme-ml-dev not found or API disabled.")
-    with pytest.raises(vertex.VertexError, match="gcloud services enable aiplatform.googleapis.com"):
+    with pytest.raises(job_service.VertexError, match="gcloud services enable aiplatform.googleapis.com"):
         provider.create(inputs())
     assert emulator.calls["CreateCustomJob"] == 1
 
 
 def test_a_missing_parent_on_the_label_look_up_gets_the_same_advice(emulator):
     emulator.inject("ListCustomJobs", grpc.StatusCode.NOT_FOUND, times=1, message="Project acme-ml-dev not found or API disabled.")
-    with pytest.raises(vertex.VertexError, match="gcloud services enable"):
+    with pytest.raises(job_service.VertexError, match="gcloud services enable"):
         provider.create(inputs())
     assert emulator.calls["CreateCustomJob"] == 0
 
 
 def test_a_submission_that_never_gets_through_is_one_clean_error_and_no_duplicate(emulator, monkeypatch):
-    monkeypatch.setattr(vertex, "SUBMIT_DEADLINE", 1.5)
+    monkeypatch.setattr(job_service, "SUBMIT_DEADLINE", 1.5)
     monkeypatch.setenv(submission.SETTLE_ENV, "0.2")  # each lost answer looked for this long before the next create
     emulator.inject("CreateCustomJob", grpc.StatusCode.UNAVAILABLE, times=10_000)
-    with pytest.raises(vertex.VertexError, match=f"did not accept the job at {emulator.address}"):
+    with pytest.raises(job_service.VertexError, match=f"did not accept the job at {emulator.address}"):
         provider.create(inputs())
     assert emulator.jobs() == [] and emulator.calls["CreateCustomJob"] > 1

@@ -239,7 +239,7 @@ def test_an_experiment_or_tensorboard_needs_a_service_account(tmp_path, host, em
 
 def test_values_a_preview_cannot_know_are_left_to_up():
     """The new rules judge only what is known: a team image digest, a network or an account computed at deploy time pass the preview."""
-    from components.spot_job import spec
+    from components.spot_job.model import spec
 
     unknown = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
     inputs = provider_inputs(one_job_inputs(), package(unknown), "us-central1")

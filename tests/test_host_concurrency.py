@@ -21,7 +21,8 @@ import grpc
 import pytest
 from pulumi.runtime.proto import provider_pb2
 
-from components.spot_job import pacing, reporting
+from components.spot_job import reporting
+from components.spot_job.client import quota_pacing
 from tests.program import one_job_inputs
 from tests.provider_host import BUSY, JOB_TYPE, ProviderHost, deserialize, serialize
 from tests.test_host_threads import GUARD, until
@@ -164,7 +165,7 @@ def test_a_diff_and_a_read_answer_while_creates_wait_for_the_submission_quota(em
     scale = 2
     quotas = {"submissionsPerMinute": 1}
     creates = 4  # as many as the host has threads
-    with ProviderHost({"AIPLATFORM_EMULATOR_HOST": emulator.address, pacing.TIME_SCALE_ENV: str(scale)}) as host:
+    with ProviderHost({"AIPLATFORM_EMULATOR_HOST": emulator.address, quota_pacing.TIME_SCALE_ENV: str(scale)}) as host:
         inputs = deserialize(host.check(urn("known"), {}, job(program_inputs, "known", quotas=quotas)).inputs)
         known = deserialize(host.create(urn("known"), inputs).properties)  # the quota's one slot of this minute
         emulator.reset_calls()
@@ -218,13 +219,13 @@ def test_a_region_whose_endpoint_does_not_answer_holds_up_no_other_regions_first
 
 
 def test_a_regions_own_emulator_address_is_read_only_against_the_emulator(monkeypatch):
-    from components.spot_job import vertex  # the Google client: imported by the tests that use it
+    from components.spot_job.client import job_service  # the Google client: imported by the tests that use it
 
-    monkeypatch.setenv(vertex.EMULATOR_REGION_HOSTS_ENV, "us-east1=127.0.0.1:1")
-    monkeypatch.delenv(vertex.EMULATOR_HOST_ENV, raising=False)
-    assert vertex.endpoint("us-east1") == "us-east1-aiplatform.googleapis.com"  # a real stack goes to Google
-    monkeypatch.setenv(vertex.EMULATOR_HOST_ENV, "127.0.0.1:2")
-    assert (vertex.endpoint("us-east1"), vertex.endpoint("us-central1")) == ("127.0.0.1:1", "127.0.0.1:2")
-    monkeypatch.setenv(vertex.EMULATOR_REGION_HOSTS_ENV, "us-east1")
-    with pytest.raises(vertex.VertexError, match="SPOT_TRAINING_EMULATOR_REGION_HOSTS='us-east1': 'us-east1' is not region=host:port"):
-        vertex.endpoint("us-east1")
+    monkeypatch.setenv(job_service.EMULATOR_REGION_HOSTS_ENV, "us-east1=127.0.0.1:1")
+    monkeypatch.delenv(job_service.EMULATOR_HOST_ENV, raising=False)
+    assert job_service.endpoint("us-east1") == "us-east1-aiplatform.googleapis.com"  # a real stack goes to Google
+    monkeypatch.setenv(job_service.EMULATOR_HOST_ENV, "127.0.0.1:2")
+    assert (job_service.endpoint("us-east1"), job_service.endpoint("us-central1")) == ("127.0.0.1:1", "127.0.0.1:2")
+    monkeypatch.setenv(job_service.EMULATOR_REGION_HOSTS_ENV, "us-east1")
+    with pytest.raises(job_service.VertexError, match="SPOT_TRAINING_EMULATOR_REGION_HOSTS='us-east1': 'us-east1' is not region=host:port"):
+        job_service.endpoint("us-east1")

@@ -13,8 +13,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from pulumi.runtime.proto import provider_pb2
 
-from components.spot_job import blocking
-from components.spot_job import states as job_states
+from components.spot_job.model import states as job_states
+from components.spot_job.protocol import blocking
 from tests.program import one_job_inputs
 from tests.provider_host import JOB_TYPE, deserialize
 

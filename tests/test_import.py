@@ -9,8 +9,9 @@ import copy
 import grpc
 import pytest
 
-from components.spot_job import spec, vertex
-from components.spot_job.job_name import parent_of
+from components.spot_job.client import job_service
+from components.spot_job.model import spec
+from components.spot_job.model.job_name import parent_of
 from tests.program import one_job_inputs
 from tests.provider_host import JOB_TYPE, deserialize
 from tests.shared_host import emulator, host  # noqa: F401 (fixtures: one host per module)
@@ -28,7 +29,7 @@ def started_with_gcloud(inputs: dict, **changes) -> str:
     body = spec.request_body(inputs)
     body["labels"] = {"owner": "someone"}
     body["jobSpec"].update(changes)
-    return vertex.JobService(inputs["location"]).create(parent_of(inputs["project"], inputs["location"]), body)["name"]
+    return job_service.JobService(inputs["location"]).create(parent_of(inputs["project"], inputs["location"]), body)["name"]
 
 
 def test_a_job_that_matches_its_spec_is_adopted_without_a_submission(host, emulator, program_inputs):

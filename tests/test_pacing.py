@@ -14,7 +14,8 @@ from datetime import datetime
 
 import pytest
 
-from components.spot_job import pacing, spec
+from components.spot_job.client import quota_pacing
+from components.spot_job.model import spec
 from tests.emulator import JobServiceEmulator
 from tests.program import render
 from tests.provider_host import JOB_TYPE, ProviderHost, deserialize
@@ -60,7 +61,7 @@ def paced(request):
     """An emulator and a host whose quota minute lasts 60/S real seconds (S the test's param)."""
     scale = request.param
     with JobServiceEmulator() as emu, ProviderHost(
-        {"AIPLATFORM_EMULATOR_HOST": emu.address, pacing.TIME_SCALE_ENV: str(scale)}
+        {"AIPLATFORM_EMULATOR_HOST": emu.address, quota_pacing.TIME_SCALE_ENV: str(scale)}
     ) as host:
         yield emu, host, scale
 
@@ -85,12 +86,12 @@ def test_a_raised_quota_in_the_stack_config_is_honoured(paced):
     emu, host, scale = paced
     raised = 70  # above Vertex's default of 60 submissions a minute
     emu.submission_quota(raised, time_scale=scale)
-    emu.crud_quota(pacing.CALLS_PER_MINUTE, time_scale=scale)
+    emu.crud_quota(quota_pacing.CALLS_PER_MINUTE, time_scale=scale)
     create_all(host, job_inputs({"submissionsPerMinute": raised}), raised)
 
     assert exhausted(emu) == 0, emu.failures
     # More than the default lets through in a minute: the host paced to the raised value.
-    assert pacing.SUBMISSIONS_PER_MINUTE < most_in_a_window([j.create_time for j in emu.jobs()], 60 / scale) <= raised
+    assert quota_pacing.SUBMISSIONS_PER_MINUTE < most_in_a_window([j.create_time for j in emu.jobs()], 60 / scale) <= raised
 
 
 def test_the_quotas_reach_every_job_as_a_knob_outside_its_submission_key():
@@ -123,25 +124,25 @@ def test_a_quota_below_one_in_a_jobs_inputs_fails_check_naming_the_field():
 
 def test_submissions_and_deletes_share_the_submission_quota_and_every_other_call_the_crud_one():
     # https://cloud.google.com/vertex-ai/docs/quotas: creating or deleting a custom job is a job submission.
-    assert {m: pacing.kind(m) for m in ("create_custom_job", "delete_custom_job")} == dict.fromkeys(
-        ("create_custom_job", "delete_custom_job"), pacing.SUBMISSIONS
+    assert {m: quota_pacing.kind(m) for m in ("create_custom_job", "delete_custom_job")} == dict.fromkeys(
+        ("create_custom_job", "delete_custom_job"), quota_pacing.SUBMISSIONS
     )
     for method in ("get_custom_job", "list_custom_jobs", "cancel_custom_job"):
-        assert pacing.kind(method) == pacing.CALLS
+        assert quota_pacing.kind(method) == quota_pacing.CALLS
 
 
 def test_the_time_scale_is_read_only_against_the_emulator(monkeypatch):
-    monkeypatch.setenv(pacing.TIME_SCALE_ENV, "60")
+    monkeypatch.setenv(quota_pacing.TIME_SCALE_ENV, "60")
     monkeypatch.delenv("AIPLATFORM_EMULATOR_HOST", raising=False)
-    assert pacing.time_scale() == 1.0  # a real stack's minute is a minute
+    assert quota_pacing.time_scale() == 1.0  # a real stack's minute is a minute
     monkeypatch.setenv("AIPLATFORM_EMULATOR_HOST", "127.0.0.1:1")
-    assert pacing.time_scale() == 60.0
+    assert quota_pacing.time_scale() == 60.0
 
 
 def test_every_page_of_a_list_is_a_call_of_its_own_paced_and_retried(emulator, fast_pace, monkeypatch):
     import grpc
 
-    from components.spot_job import vertex
+    from components.spot_job.client import job_service
 
     parent = "projects/acme-ml-dev/locations/us-central1"
     for i in range(150):  # two pages of 100
@@ -149,8 +150,8 @@ def test_every_page_of_a_list_is_a_call_of_its_own_paced_and_retried(emulator, f
                           "state": "JOB_STATE_SUCCEEDED", "jobSpec": {"workerPoolSpecs": []}})
     emulator.inject("ListCustomJobs", grpc.StatusCode.UNAVAILABLE, calls=[2])  # the second page's first try
     waited = []
-    monkeypatch.setattr(pacing.Pacer, "wait", lambda self, method: waited.append(method))
-    service = vertex.JobService("us-central1")
+    monkeypatch.setattr(quota_pacing.Pacer, "wait", lambda self, method: waited.append(method))
+    service = job_service.JobService("us-central1")
     assert len(service.labelled(parent, "k", "v")) == 150
     assert emulator.calls["ListCustomJobs"] == 3
     assert waited == ["list_custom_jobs"] * 3  # the retry waited for its slot too

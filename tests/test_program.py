@@ -205,7 +205,7 @@ def test_gcloud_config_spelling_renders_the_same_job_as_the_list_spelling():
     gcloud["workerPoolSpecs"] = {**listed["workerPoolSpecs"][0], "containerSpec": {**listed["workerPoolSpecs"][0]["containerSpec"], "args": "--epochs=3"}}
     as_list = render(team_config(resnet=listed)).of_type("SpotTrainingJob")[0].inputs
     as_gcloud = render(team_config(resnet=gcloud)).of_type("SpotTrainingJob")[0].inputs
-    from components.spot_job import spec
+    from components.spot_job.model import spec
 
     assert spec.job_definition(as_gcloud) == spec.job_definition(as_list)
     assert spec.job_definition(as_gcloud)["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["args"] == ["--epochs=3"]

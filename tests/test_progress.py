@@ -12,10 +12,11 @@ import json
 
 import pytest
 
-from components.spot_job import decision, progress, resubmission, spec
-from components.spot_job.job_inputs import JobInputs
-from components.spot_job.progress import Progress
-from components.spot_job.resource_state import JobState
+from components.spot_job.decision import resubmission_policy, verdict
+from components.spot_job.model import progress, spec
+from components.spot_job.model.job_inputs import JobInputs
+from components.spot_job.model.job_state import JobState
+from components.spot_job.model.progress import Progress
 from tests.emulator import STOCKOUT_ERROR
 from tests.fixtures import job_inputs
 
@@ -103,9 +104,9 @@ def made(job_id: str, step: int, start: int) -> Progress:
 def test_two_attempts_in_a_row_without_progress_stop_the_resubmissions_by_default():
     olds = stockout_state([made("11", 1200, 0), made("22", 1200, 1200), made("33", 1200, 1200)])
     news = job_inputs()
-    assert resubmission.next_submission(JobState.of(olds), JobInputs.of(news)) is None
-    decided = decision.decide(JobState.of(olds), JobInputs.of(olds), JobInputs.of(news))
-    assert decided.kind is decision.Kind.HELD_BACK and not decided.changes
+    assert resubmission_policy.next_submission(JobState.of(olds), JobInputs.of(news)) is None
+    decided = verdict.decide(JobState.of(olds), JobInputs.of(olds), JobInputs.of(news))
+    assert decided.kind is verdict.Kind.HELD_BACK and not decided.changes
     assert (
         "33 ended FAILED (STOCKOUT) and is not submitted again: attempt 3 ended at step 1200 of 5000, as attempt 2 "
         "did (2 attempts in a row without progress; resubmission.stopWithoutProgress: 2). Change its spec or "
@@ -115,33 +116,33 @@ def test_two_attempts_in_a_row_without_progress_stop_the_resubmissions_by_defaul
 
 def test_one_attempt_without_progress_after_one_that_progressed_is_resubmitted_and_says_where_it_resumes():
     olds = stockout_state([made("11", 1200, 0), made("22", 1200, 1200)])
-    decided = decision.decide(JobState.of(olds), JobInputs.of(olds), JobInputs.of(job_inputs()))
-    assert decided.kind is decision.Kind.RESUBMIT and decided.resubmission and decided.resubmission.attempt == 3
+    decided = verdict.decide(JobState.of(olds), JobInputs.of(olds), JobInputs.of(job_inputs()))
+    assert decided.kind is verdict.Kind.RESUBMIT and decided.resubmission and decided.resubmission.attempt == 3
     assert decided.reason.endswith("; its training resumes from the checkpoint at step 1200 of 5000")
 
 
 def test_unknown_progress_never_stops_a_resubmission():
     unknown = progress.assess(None, "22", ["11"], URI)
     olds = stockout_state([unknown, progress.assess(None, "33", ["11", "22"], URI)])
-    assert resubmission.next_submission(JobState.of(olds), JobInputs.of(job_inputs())) is not None
+    assert resubmission_policy.next_submission(JobState.of(olds), JobInputs.of(job_inputs())) is not None
     olds = stockout_state([made("11", 0, 0), unknown, made("33", 0, 0)])
-    assert resubmission.next_submission(JobState.of(olds), JobInputs.of(job_inputs())) is not None  # the unknown breaks the run of two
+    assert resubmission_policy.next_submission(JobState.of(olds), JobInputs.of(job_inputs())) is not None  # the unknown breaks the run of two
 
 
 def test_stop_without_progress_sets_the_run_length_and_zero_never_stops():
     olds = stockout_state([made("11", 1200, 0), made("22", 1200, 1200), made("33", 1200, 1200)])
-    assert resubmission.next_submission(JobState.of(olds), JobInputs.of(job_inputs(resubmission={"stopWithoutProgress": 3}))) is not None
-    assert resubmission.next_submission(JobState.of(olds), JobInputs.of(job_inputs(resubmission={"stopWithoutProgress": 0}))) is not None
+    assert resubmission_policy.next_submission(JobState.of(olds), JobInputs.of(job_inputs(resubmission={"stopWithoutProgress": 3}))) is not None
+    assert resubmission_policy.next_submission(JobState.of(olds), JobInputs.of(job_inputs(resubmission={"stopWithoutProgress": 0}))) is not None
     one = stockout_state([made("11", 1200, 0), made("22", 1200, 1200)])
-    assert resubmission.next_submission(JobState.of(one), JobInputs.of(job_inputs(resubmission={"stopWithoutProgress": 1}))) is None
+    assert resubmission_policy.next_submission(JobState.of(one), JobInputs.of(job_inputs(resubmission={"stopWithoutProgress": 1}))) is None
     assert "attempt 2 made no progress: it ended at step 1200 of 5000, where it started" in str(
-        resubmission.held_back(JobState.of(one), JobInputs.of(job_inputs(resubmission={"stopWithoutProgress": 1})))
+        resubmission_policy.held_back(JobState.of(one), JobInputs.of(job_inputs(resubmission={"stopWithoutProgress": 1})))
     )
 
 
 def test_max_resubmissions_reached_is_said_before_the_lack_of_progress():
     olds = stockout_state([made("11", 0, 0), made("22", 0, 0)])
-    why = resubmission.held_back(JobState.of(olds), JobInputs.of(job_inputs(resubmission={"maxResubmissions": 1})))
+    why = resubmission_policy.held_back(JobState.of(olds), JobInputs.of(job_inputs(resubmission={"maxResubmissions": 1})))
     assert why == "resubmission.maxResubmissions reached after 2 attempts"
 
 

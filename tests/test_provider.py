@@ -3,7 +3,7 @@
 
 import pytest
 
-from components.spot_job import spec
+from components.spot_job.model import spec
 from components.spot_job.provider import SpotTrainingJobProvider
 from tests.fixtures import job_inputs
 
@@ -179,7 +179,7 @@ def test_on_delete_keep_only_forgets_the_job(emulator):
     emulator.set_state(job_id, "JOB_STATE_RUNNING")
     emulator.reset_calls()
     provider.delete(job_id, outs)
-    # One look for duplicates of its key (teardown.py); the job itself is neither cancelled nor deleted.
+    # One look for duplicates of its key (decision/verdict.py); the job itself is neither cancelled nor deleted.
     assert dict(emulator.calls) == {"ListCustomJobs": 1}
     assert emulator.job(job_id).state.name == "JOB_STATE_RUNNING"  # it runs on, in Vertex's hands
 

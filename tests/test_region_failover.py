@@ -10,7 +10,7 @@ import copy
 import pytest
 from pulumi.runtime.proto import provider_pb2
 
-from components.spot_job import spec
+from components.spot_job.model import spec
 from components.spot_job.provider import SpotTrainingJobProvider
 from operations import sweep
 from operations.stack import Stack
@@ -147,20 +147,20 @@ def test_an_attempt_submitted_before_a_crash_is_adopted_in_its_region_after_the_
 
 def test_an_adopted_attempt_is_waited_on_in_its_own_region(emulator, fast_pace, monkeypatch):
     """waitFor polls the adopted job through its own region's endpoint, never the placement's."""
-    from components.spot_job import vertex
+    from components.spot_job.client import job_service
 
     provider, news, created, failed = preempted_with_a_region_rung(emulator)
     lost = provider.update(created.id, failed, news).outs
     changed = copy.deepcopy({**news, "waitFor": "running", "waitTimeout": "1s"})  # it stays QUEUED: polled for 1 s
     changed["resubmission"]["fallback"][0]["location"] = "europe-west4"
-    polled, real_init, real_get = [], vertex.JobService.__init__, vertex.JobService.get
+    polled, real_init, real_get = [], job_service.JobService.__init__, job_service.JobService.get
 
     def init(self, location, quotas=None):  # remembers which region's endpoint the service is for
         real_init(self, location, quotas)
         self.test_location = location
 
-    monkeypatch.setattr(vertex.JobService, "__init__", init)
-    monkeypatch.setattr(vertex.JobService, "get", lambda self, name: polled.append(self.test_location) or real_get(self, name))
+    monkeypatch.setattr(job_service.JobService, "__init__", init)
+    monkeypatch.setattr(job_service.JobService, "get", lambda self, name: polled.append(self.test_location) or real_get(self, name))
     again = provider.update(created.id, failed, changed).outs
     assert again["jobName"] == lost["jobName"] and again["state"] == "JOB_STATE_QUEUED"
     assert polled and set(polled) == {AWAY}
@@ -251,7 +251,7 @@ def test_the_sweep_searches_every_region_the_configs_ladders_name(tmp_path, monk
 
 
 def test_the_typed_rung_writes_the_rest_rung():
-    from components.spot_job.typed_spec import FallbackRung
+    from components.spot_job.model.typed_spec import FallbackRung
 
     assert FallbackRung(after_stockouts=1, location=AWAY).to_rest() == {"afterStockouts": 1, "location": AWAY}
     assert FallbackRung(after_stockouts=3).to_rest() == {"afterStockouts": 3, "strategy": "auto"}  # as before

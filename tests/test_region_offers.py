@@ -4,7 +4,7 @@ rule calls for another region, and the error a user sees in the program."""
 
 import pytest
 
-from components.spot_job import spec
+from components.spot_job.model import spec
 from components.spot_job.rules import region_offers
 from components.spot_job.rules.known import Known
 from stack_config import ConfigError
@@ -113,7 +113,7 @@ def test_regions_offering_is_the_did_you_mean():
 
 
 def test_the_table_covers_every_custom_training_region_and_names_only_enum_values():
-    from components.spot_job import schema
+    from components.spot_job.model import schema
 
     # The region list (gcloud's) and the accelerator table (the locations page) name the same regions:
     # each has a row, a word that it offers none, or is named as unverified (left to Google).

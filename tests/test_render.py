@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from components.spot_job import vertex
+from components.spot_job.client import job_service
 from components.spot_job.provider import SpotTrainingJobProvider
 from offline import render as offline_render
 from offline.mocks import OfflineMocks
@@ -39,7 +39,7 @@ def test_each_printed_body_is_exactly_what_the_provider_submits(stack, emulator,
     for resource in jobs:
         created = provider.create({k: v for k, v in resource.inputs.items() if not k.startswith("__")})
         printed = json.loads((tmp_path / f"{resource.name}.json").read_text())
-        assert vertex.to_proto(printed) == submitted_request(emulator, created.id), resource.name
+        assert job_service.to_proto(printed) == submitted_request(emulator, created.id), resource.name
 
 
 def test_the_summary_table_names_machines_accelerators_strategy_and_image():

@@ -7,10 +7,11 @@ is that sequence, against the emulator through the real client.
 
 import pytest
 
-from components.spot_job import resubmission, spec
-from components.spot_job.job_inputs import JobInputs
+from components.spot_job.decision import resubmission_policy
+from components.spot_job.model import spec
+from components.spot_job.model.job_inputs import JobInputs
+from components.spot_job.model.job_state import JobState
 from components.spot_job.provider import SpotTrainingJobProvider
-from components.spot_job.resource_state import JobState
 from tests.emulator import STOCKOUT_ERROR
 from tests.fixtures import job_inputs
 
@@ -155,8 +156,8 @@ def test_auto_never_moves_a_t4_job_to_flex_start(emulator):
     # https://cloud.google.com/vertex-ai/docs/training/schedule-jobs-dws
     news = gpu_inputs(resubmission={"fallback": [{"afterStockouts": 2, "strategy": "auto"}]})
     news["jobSpec"]["workerPoolSpecs"][0]["machineSpec"] = {"machineType": "n1-standard-8", "acceleratorType": "NVIDIA_TESLA_T4", "acceleratorCount": 1}
-    assert resubmission.strategy_after(2, JobInputs.of(news)) == "STANDARD"
-    assert resubmission.strategy_after(2, JobInputs.of(gpu_inputs(resubmission=news["resubmission"]))) == "FLEX_START"
+    assert resubmission_policy.strategy_after(2, JobInputs.of(news)) == "STANDARD"
+    assert resubmission_policy.strategy_after(2, JobInputs.of(gpu_inputs(resubmission=news["resubmission"]))) == "FLEX_START"
 
 def test_without_a_fallback_every_resubmission_stays_on_spot(emulator):
     news = gpu_inputs()
@@ -172,17 +173,17 @@ def test_a_resubmission_whose_answer_was_lost_is_adopted_by_the_next_up(emulator
     """The update submitted attempt 2 and died before the engine recorded it."""
     import grpc
 
-    from components.spot_job import vertex
+    from components.spot_job.client import job_service
 
-    monkeypatch.setattr(vertex, "READ_DEADLINE", 0.2)
-    monkeypatch.setattr(vertex, "SUBMIT_DEADLINE", 0.5)
+    monkeypatch.setattr(job_service, "READ_DEADLINE", 0.2)
+    monkeypatch.setattr(job_service, "SUBMIT_DEADLINE", 0.5)
     news = inputs()
     created = provider.create(news)
     emulator.preempt(created.id)
     refreshed = provider.read(created.id, created.outs).outs
     emulator.inject("CreateCustomJob", grpc.StatusCode.UNAVAILABLE, times=1, after_apply=True)
     emulator.inject("ListCustomJobs", grpc.StatusCode.UNAVAILABLE, times=10_000)  # the look-up cannot save it now
-    with pytest.raises(vertex.VertexError, match="did not answer"):
+    with pytest.raises(job_service.VertexError, match="did not answer"):
         provider.update(created.id, refreshed, news)
     emulator.clear_faults()
     state, changed = up(created.id, created.outs, news)  # the state still holds attempt 1
@@ -225,13 +226,13 @@ def failed(error=STOCKOUT_ERROR, attempt=1, history=()):
 
 
 def test_stockout_is_recognised_by_vertexs_error_message():
-    assert resubmission.is_stockout({"code": 8, "message": STOCKOUT_ERROR[1]})
-    assert not resubmission.is_stockout({"code": 3, "message": CODE_ERROR[1]})
-    assert not resubmission.is_stockout(None)
+    assert resubmission_policy.is_stockout({"code": 8, "message": STOCKOUT_ERROR[1]})
+    assert not resubmission_policy.is_stockout({"code": 3, "message": CODE_ERROR[1]})
+    assert not resubmission_policy.is_stockout(None)
 
 
 def test_attempt_numbers_arrive_as_doubles_from_the_wire():
-    due = resubmission.next_submission(JobState.of(failed(attempt=2.0)), JobInputs.of(inputs()))
+    due = resubmission_policy.next_submission(JobState.of(failed(attempt=2.0)), JobInputs.of(inputs()))
     assert (due.attempt, due.reason, due.strategy) == (3, "STOCKOUT", "SPOT")
 
 
@@ -239,5 +240,5 @@ def test_the_ladder_counts_stockouts_across_attempts_not_other_failures():
     news = gpu_inputs(resubmission={"onOtherFailures": True, "fallback": [{"afterStockouts": 2, "strategy": "FLEX_START"}]})
     code_failure = {"error": {"code": 3, "message": CODE_ERROR[1]}}
     stockout = {"error": {"code": 8, "message": STOCKOUT_ERROR[1]}}
-    assert resubmission.next_submission(JobState.of(failed(attempt=2, history=[code_failure])), JobInputs.of(news)).strategy == "SPOT"
-    assert resubmission.next_submission(JobState.of(failed(attempt=2, history=[stockout])), JobInputs.of(news)).strategy == "FLEX_START"
+    assert resubmission_policy.next_submission(JobState.of(failed(attempt=2, history=[code_failure])), JobInputs.of(news)).strategy == "SPOT"
+    assert resubmission_policy.next_submission(JobState.of(failed(attempt=2, history=[stockout])), JobInputs.of(news)).strategy == "FLEX_START"

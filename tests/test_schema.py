@@ -8,7 +8,7 @@ import pytest
 from google.cloud import aiplatform_v1
 from google.protobuf.descriptor import FieldDescriptor
 
-from components.spot_job import schema
+from components.spot_job.model import schema
 
 # Our message name -> the proto message it mirrors.
 PROTOS = {

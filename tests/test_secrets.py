@@ -176,8 +176,8 @@ def test_secret_config_errors_name_their_path(secrets, value, path):
 def test_a_typed_job_with_an_output_secret_env_value_derives_its_secret_paths():
     import pulumi
 
+    from components.spot_job.model.typed_spec import ContainerSpec, JobSpec, MachineSpec, WorkerPoolSpec
     from components.spot_job.resource import SpotTrainingJob, SpotTrainingJobArgs
-    from components.spot_job.typed_spec import ContainerSpec, JobSpec, MachineSpec, WorkerPoolSpec
     from tests.fixtures import IMAGE
 
     def build():

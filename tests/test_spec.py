@@ -4,7 +4,7 @@ import copy
 
 import pytest
 
-from components.spot_job import spec
+from components.spot_job.model import spec
 from components.spot_job.rules import flex_start
 from tests.fixtures import docs_request_body, job_inputs, python_package_pool
 

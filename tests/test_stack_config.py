@@ -209,8 +209,8 @@ def test_reading_the_config_imports_neither_the_google_sdk_nor_the_job_provider(
 def test_each_job_is_validated_once_in_the_program_and_registered_as_validated(monkeypatch):
     """The loader validates the body the team registers (one function builds both); nothing validates it again
     before the provider's check, on the host's side."""
-    from components.spot_job import spec
-    from components.spot_job.spec import validate
+    from components.spot_job.model import spec
+    from components.spot_job.model.spec import validate
 
     seen = []
     monkeypatch.setattr(spec, "validate", lambda inputs, **kw: seen.append(inputs["displayName"]) or validate(inputs, **kw))

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from components.spot_job import blocking
+from components.spot_job.protocol import blocking
 from components.spot_job.provider import SpotTrainingJobProvider
 from tests.fixtures import job_inputs
 

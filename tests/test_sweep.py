@@ -395,7 +395,7 @@ def test_a_younger_copy_of_a_released_jobs_key_is_an_orphan_not_released():
     list showed then is a duplicate (submission.py's invariant): ORPHANED, cancelled by --cancel."""
     from types import SimpleNamespace
 
-    from components.spot_job import labels as job_labels
+    from components.spot_job.model import submission_labels as job_labels
     from operations.sweep import Status, unaccounted
 
     released = {job_labels.SUBMISSION_LABEL: "k1", job_labels.RELEASE_LABEL: job_labels.RELEASED}

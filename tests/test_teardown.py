@@ -1,14 +1,15 @@
-"""What destroy does with a job, for each `onDelete`: the pure plan (decision.plan_delete)."""
+"""What destroy does with a job, for each `onDelete`: the pure plan (verdict.plan_delete)."""
 
 from __future__ import annotations
 
 import pytest
 
-from components.spot_job import decision, spec
-from components.spot_job.job_inputs import JobInputs
-from components.spot_job.resource_state import JobState
-from components.spot_job.defaults import OnDelete
-from components.spot_job.job_name import JobName
+from components.spot_job.decision import verdict
+from components.spot_job.model import spec
+from components.spot_job.model.defaults import OnDelete
+from components.spot_job.model.job_inputs import JobInputs
+from components.spot_job.model.job_name import JobName
+from components.spot_job.model.job_state import JobState
 from tests.fixtures import job_inputs
 
 PARENT = "projects/acme-ml-dev/locations"
@@ -41,7 +42,7 @@ def stored(on_delete: str | None, past_elsewhere: bool = False) -> dict:
 )
 def test_the_plan_for_each_on_delete(on_delete, cancels, deletes, past_elsewhere):
     props = stored(on_delete, past_elsewhere)
-    planned = decision.plan_delete(JobState.of(props, CURRENT), JobInputs.of(props))
+    planned = verdict.plan_delete(JobState.of(props, CURRENT), JobInputs.of(props))
     assert planned.on_delete is OnDelete(on_delete or "delete")
     assert planned.job == JobName.parse(CURRENT)
     assert (planned.cancel, planned.delete_record) == (cancels, deletes)
@@ -64,6 +65,6 @@ def test_the_plan_for_each_on_delete(on_delete, cancels, deletes, past_elsewhere
 def test_a_past_attempt_in_a_region_the_ladder_no_longer_names_is_still_looked_in():
     props = stored("delete", past_elsewhere=True)
     props["resubmission"] = {}  # the ladder changed since; attempt 2 ran in europe-west4 all the same
-    planned = decision.plan_delete(JobState.of(props, CURRENT), JobInputs.of(props))
+    planned = verdict.plan_delete(JobState.of(props, CURRENT), JobInputs.of(props))
     assert "europe-west4" in planned.copies.regions
     assert [str(job) for job in planned.past_records][1].startswith(f"{PARENT}/europe-west4/")

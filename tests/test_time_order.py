@@ -9,8 +9,8 @@ strings is not the order of the times: "…:15.5Z" sorts before "…:15Z" as tex
 from __future__ import annotations
 
 from cli import deployed
-from components.spot_job import labels, states
-from components.spot_job.job_name import JobName
+from components.spot_job.model import states, submission_labels
+from components.spot_job.model.job_name import JobName
 from operations import sweep
 from operations.state import StackState
 
@@ -25,7 +25,7 @@ def job(name: str, created: str) -> dict:
         "state": states.RUNNING,
         "createTime": created,
         "displayName": "vision-resnet",
-        "labels": {labels.RESOURCE_LABEL: "vision-resnet", "team": "vision"},
+        "labels": {submission_labels.RESOURCE_LABEL: "vision-resnet", "team": "vision"},
     }
 
 

@@ -11,7 +11,7 @@ import grpc
 import pytest
 from pulumi.runtime.proto import provider_pb2
 
-from components.spot_job import labels
+from components.spot_job.model import submission_labels
 from tests.program import one_job_inputs
 from tests.provider_host import JOB_TYPE, ProviderHost, deserialize
 from tests.shared_host import emulator, host  # noqa: F401 (fixtures: one host per module)
@@ -113,7 +113,7 @@ def test_a_filter_vertex_reads_differently_cannot_make_a_wrong_adoption(host, em
 
 def test_own_label_keys_need_no_escaping_in_a_list_filter():
     # AIP-160 (https://google.aip.dev/160): a field path of letters, digits and '_' needs no quoting.
-    for key in (labels.SUBMISSION_LABEL, labels.RESOURCE_LABEL, labels.STACK_LABEL, labels.RELEASE_LABEL):
+    for key in (submission_labels.SUBMISSION_LABEL, submission_labels.RESOURCE_LABEL, submission_labels.STACK_LABEL, submission_labels.RELEASE_LABEL):
         assert key.replace("_", "").isalnum() and key.islower()
 
 
@@ -121,9 +121,9 @@ def test_every_label_a_submission_carries_is_one_vertex_accepts(host, emulator, 
     created = host.create(URN, checked(host, program_inputs, onDelete="keep"))
     job = emulator.job(created.id)
     scope = program_inputs["submissionScope"]
-    assert job.labels[labels.RESOURCE_LABEL] == labels.resource_value(scope)
-    assert job.labels[labels.STACK_LABEL] == labels.stack_value("spot-training/dev")
-    assert job.labels[labels.RELEASE_LABEL] == "keep"
+    assert job.labels[submission_labels.RESOURCE_LABEL] == submission_labels.resource_value(scope)
+    assert job.labels[submission_labels.STACK_LABEL] == submission_labels.stack_value("spot-training/dev")
+    assert job.labels[submission_labels.RELEASE_LABEL] == "keep"
 
 
 # --- 8. NOT_FOUND of the job, or of its project: gone, or an error ------------------------
@@ -229,8 +229,8 @@ def test_a_state_whose_id_is_a_bare_job_id_refreshes_and_destroys(host, emulator
 def test_a_clean_error_in_this_process_leaves_the_pulumi_sdk_its_stack_traces(emulator, program_inputs):
     """Only the host process trades tracebacks for clean messages: the SDK reads stacks
     to register resources, and a program in the same process must still run."""
+    from components.spot_job.client.job_service import VertexError
     from components.spot_job.provider import SpotTrainingJobProvider
-    from components.spot_job.vertex import VertexError
     from tests.program import one_job_inputs
 
     emulator.deny_project("acme-ml-dev")

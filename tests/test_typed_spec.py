@@ -2,7 +2,7 @@
 
 import dataclasses
 
-from components.spot_job import schema, spec, typed_spec
+from components.spot_job.model import schema, spec, typed_spec
 from tests.fixtures import IMAGE, job_inputs, python_package_pool
 
 
@@ -61,8 +61,7 @@ def test_every_typed_field_is_a_rest_field():
 
 
 def test_the_readme_typed_job_carries_its_lifecycle_knobs_to_the_resource():
-    from components.spot_job.resource import SpotTrainingJob, SpotTrainingJobArgs
-    from components.spot_job.typed_spec import (
+    from components.spot_job.model.typed_spec import (
         ContainerSpec,
         FallbackRung,
         JobSpec,
@@ -70,6 +69,7 @@ def test_the_readme_typed_job_carries_its_lifecycle_knobs_to_the_resource():
         ResubmissionPolicy,
         WorkerPoolSpec,
     )
+    from components.spot_job.resource import SpotTrainingJob, SpotTrainingJobArgs
     from tests.program import render_components
 
     def build():

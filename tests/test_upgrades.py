@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from pulumi.runtime.proto import provider_pb2
 
-from components.spot_job import spec
+from components.spot_job.model import spec
 from tests.provider_host import deserialize
 from tests.shared_host import emulator, host  # noqa: F401 (fixtures: one host per module)
 

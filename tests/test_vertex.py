@@ -3,17 +3,17 @@
 import pytest
 from google.api_core import exceptions
 
-from components.spot_job import vertex
+from components.spot_job.client import job_service
 
 
 def test_without_the_emulator_variable_the_client_calls_the_regional_endpoint(monkeypatch):
-    monkeypatch.delenv(vertex.EMULATOR_HOST_ENV, raising=False)
+    monkeypatch.delenv(job_service.EMULATOR_HOST_ENV, raising=False)
 
     from google.auth import credentials
 
     # Stand-in credentials: building the client must not need real ones or the network.
     monkeypatch.setattr("google.auth.default", lambda *a, **k: (credentials.AnonymousCredentials(), "acme-ml-dev"))
-    client = vertex.job_service_client("europe-west4")
+    client = job_service.job_service_client("europe-west4")
     assert client.api_endpoint == "europe-west4-aiplatform.googleapis.com"
 
 
@@ -26,21 +26,21 @@ def refusing(error, name="create_custom_job"):
 
 
 def test_permission_denied_says_which_grants_are_missing(emulator):
-    service = vertex.JobService("us-central1")
-    with pytest.raises(vertex.VertexError, match=r"roles/iam\.serviceAccountUser"):
+    service = job_service.JobService("us-central1")
+    with pytest.raises(job_service.VertexError, match=r"roles/iam\.serviceAccountUser"):
         service._call("submit the job", refusing(exceptions.PermissionDenied("actAs denied")))
 
 
 def test_invalid_argument_carries_vertexs_message(emulator):
-    service = vertex.JobService("us-central1")
-    with pytest.raises(vertex.VertexError, match="machine type n9-huge is not supported"):
+    service = job_service.JobService("us-central1")
+    with pytest.raises(job_service.VertexError, match="machine type n9-huge is not supported"):
         service._call("submit the job", refusing(exceptions.InvalidArgument("machine type n9-huge is not supported")))
 
 
 def test_a_rejected_submission_through_the_real_client_is_final(emulator):
     """The emulator rejects what Vertex rejects; the adapter does not retry it."""
-    service = vertex.JobService("us-central1")
-    with pytest.raises(vertex.VertexError, match="display_name"):
+    service = job_service.JobService("us-central1")
+    with pytest.raises(job_service.VertexError, match="display_name"):
         service.create("projects/acme-ml-dev/locations/us-central1", {"jobSpec": {"workerPoolSpecs": []}})
     assert emulator.calls["CreateCustomJob"] == 1
 
@@ -55,12 +55,12 @@ def test_vertex_imports_only_the_job_service_client_and_the_package_stays_whole_
 
     program = (
         "import sys\n"
-        "from components.spot_job import vertex\n"
+        "from components.spot_job.client import job_service\n"
         "loaded = {m.split('.')[4] for m in sys.modules if m.startswith('google.cloud.aiplatform_v1.services.')}\n"
         "assert loaded == {'job_service'}, loaded\n"
         "from google.cloud import aiplatform, aiplatform_v1\n"
-        "assert aiplatform_v1.JobServiceClient is vertex.aiplatform_v1.JobServiceClient\n"
-        "assert aiplatform_v1.CustomJob is vertex.aiplatform_v1.CustomJob\n"
+        "assert aiplatform_v1.JobServiceClient is job_service.aiplatform_v1.JobServiceClient\n"
+        "assert aiplatform_v1.CustomJob is job_service.aiplatform_v1.CustomJob\n"
         "assert aiplatform_v1.PipelineServiceClient and aiplatform.CustomJob\n"
         "print('ok')\n"
     )

@@ -5,7 +5,7 @@ import threading
 
 import pytest
 
-from components.spot_job import blocking
+from components.spot_job.protocol import blocking
 from components.spot_job.provider import SpotTrainingJobProvider
 from tests.fixtures import job_inputs
 

@@ -25,14 +25,17 @@ from pulumi.dynamic import (
 from pulumi.output import Unknown
 from pulumi.runtime import rpc
 
-from . import adoption, decision, host, progress, redaction, reporting, resubmission, spec
-from .errors import UserError, reported_cleanly
-from .job_inputs import JobInputs
-from .job_name import JobName
-from .resource_state import JobState
+from components.spot_job import host, reporting
+from components.spot_job.decision import resubmission_policy, verdict
+from components.spot_job.model import progress, redaction, spec
+from components.spot_job.model.errors import UserError, reported_cleanly
+from components.spot_job.model.job_inputs import JobInputs
+from components.spot_job.model.job_name import JobName
+from components.spot_job.model.job_state import JobState
+from components.spot_job.protocol import adoption
 
 if TYPE_CHECKING:
-    from . import submission
+    from components.spot_job.protocol import submission
 
 log = logging.getLogger("spot-training")
 log.addFilter(redaction.ScrubFilter())  # no secret value in any line the host writes
@@ -60,10 +63,10 @@ class SpotTrainingJobProvider(ResourceProvider):
 
     @reported_cleanly
     def diff(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
-        # Only says what decision.decide decided: `update` and `create` carry out the same decision.
+        # Only says what verdict.decide decided: `update` and `create` carry out the same decision.
         olds = _marked(olds)
         state, old = JobState.of(olds, id_), JobInputs.of(olds, rpc.UNKNOWN)
-        decided = decision.decide(state, old, JobInputs.of(_marked(news), rpc.UNKNOWN))
+        decided = verdict.decide(state, old, JobInputs.of(_marked(news), rpc.UNKNOWN))
         if decided.reason:
             _report_to_stderr()  # the engine shows it in the preview
             (log.warning if decided.warns else log.info)("%s", decided.reason)
@@ -79,19 +82,19 @@ class SpotTrainingJobProvider(ResourceProvider):
         if job.adopt:  # a job started outside the stack: adopted once it matches the spec, never submitted
             adopted = _adopted(job.adopt, job)
             return CreateResult(str(adopted.job), adopted.outputs(props))
-        from . import submission
+        from components.spot_job.protocol import submission
 
-        place = resubmission.placement_after(0, job)
+        place = resubmission_policy.placement_after(0, job)
         done = submission.submit(job, 1, place)
         state = _followed(job, done, place, attempt=1, history=())
         return CreateResult(str(state.job), state.outputs(props))
 
     @reported_cleanly
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
-        from . import vertex
+        from components.spot_job.client import job_service
 
         state, inputs = JobState.of(props, id_), JobInputs.of(props)
-        job = vertex.JobService(state.job.location, inputs.quotas).get(str(state.job))
+        job = job_service.JobService(state.job.location, inputs.quotas).get(str(state.job))
         if job is None:
             # Vertex deletes only a job that has ended, so its training ran. The
             # resource stays, marked gone: dropping it would make the next `up`
@@ -99,7 +102,7 @@ class SpotTrainingJobProvider(ResourceProvider):
             return ReadResult(id_, {**props, "gone": True})
         refreshed = state.refreshed(job)
         if refreshed.wants_progress:  # once per ended attempt: what it achieved, for the resubmission policy
-            from . import progress_record
+            from components.spot_job.client import progress_record
 
             earlier = [past.id for past in refreshed.past_jobs]
             found = progress_record.read(progress.record_uri(inputs.output_dir), refreshed.job.project, refreshed.job.id, earlier)
@@ -109,7 +112,7 @@ class SpotTrainingJobProvider(ResourceProvider):
     @reported_cleanly
     def update(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
         state, old, new = JobState.of(olds, id_), JobInputs.of(olds), JobInputs.of(news)
-        decided = decision.decide(state, old, new)
+        decided = verdict.decide(state, old, new)
         outs = {key: value for key, value in olds.items() if key not in spec.KNOB_FIELDS}
         outs.update({key: news[key] for key in spec.KNOB_FIELDS if news.get(key) is not None})
         due = decided.resubmission
@@ -117,10 +120,10 @@ class SpotTrainingJobProvider(ResourceProvider):
             return UpdateResult(outs)
         spec.require_valid(news)
         _report_to_stderr()
-        from . import submission
+        from components.spot_job.protocol import submission
 
         log.warning("%s; submitting it, output kept in %s", decided.reason, new.output_dir or "no baseOutputDirectory")
-        place = resubmission.Placement(due.strategy, due.location, due.kms_key_name)
+        place = resubmission_policy.Placement(due.strategy, due.location, due.kms_key_name)
         # An attempt of this job may already be where the old ladder and the history sent the others.
         seen = old.locations(tuple(ran.location for ran in state.all_jobs))
         done = submission.submit(new, due.attempt, place, seen)
@@ -131,11 +134,12 @@ class SpotTrainingJobProvider(ResourceProvider):
     def delete(self, id_: str, props: dict[str, Any]) -> None:
         """Carries out `decision.plan_delete` (what destroy does with each `onDelete` is decided there)."""
         job = JobInputs.of(props)
-        planned = decision.plan_delete(JobState.of(props, id_), job)
+        planned = verdict.plan_delete(JobState.of(props, id_), job)
         _report_to_stderr()
-        from . import stopping, submission, vertex
+        from components.spot_job.client import job_service
+        from components.spot_job.protocol import stopping, submission
 
-        service = vertex.JobService(planned.job.location, job.quotas)
+        service = job_service.JobService(planned.job.location, job.quotas)
         # Cancelled at once; waited on only if the host can spare the thread (see stopping).
         stopped = (
             stopping.stop(service, planned.job, planned.timeout, planned.on_delete, planned.label, planned.scope)
@@ -153,20 +157,20 @@ class SpotTrainingJobProvider(ResourceProvider):
         if planned.delete_record and stopped is stopping.Outcome.STOPPED:  # ended, as just seen: no second look
             service.delete_record(str(planned.job), planned.timeout)
         for past in planned.past_records:
-            vertex.JobService(past.location, job.quotas).delete(str(past), planned.timeout)
+            job_service.JobService(past.location, job.quotas).delete(str(past), planned.timeout)
 
 
 def _adopted(id_: str, inputs: JobInputs) -> JobState:
     """The state of the job `id_` (its full name), started outside the stack, once it is checked against
     the resource's spec: only when they agree (adoption.py); else an error naming each differing path."""
-    from . import vertex
+    from components.spot_job.client import job_service
 
     label = inputs.label or id_
     try:
         name = JobName.parse(id_)
     except ValueError as error:
         raise UserError(f"{label}: cannot adopt (adopt, the job entry's import): {error}") from None
-    job = vertex.JobService(name.location, inputs.quotas).get(str(name))
+    job = job_service.JobService(name.location, inputs.quotas).get(str(name))
     if job is None:
         raise UserError(f"{label}: cannot adopt {name}: no such job in Vertex AI (deleted, or another project or region)")
     found = adoption.differences(inputs, job)
@@ -197,7 +201,7 @@ def _marked(value: Any) -> Any:
 
 def _import_vertex() -> None:
     try:
-        for module in ("vertex", "submission", "stopping", "waiting"):
+        for module in ("client.job_service", "protocol.submission", "protocol.stopping", "protocol.waiting"):
             importlib.import_module(f"{__package__}.{module}")
     except Exception:  # noqa: BLE001 - the method that needs it imports it again and reports the error
         pass
@@ -206,16 +210,17 @@ def _import_vertex() -> None:
 def _followed(
     inputs: JobInputs,
     done: submission.Submitted,
-    place: resubmission.Placement,
+    place: resubmission_policy.Placement,
     *,
     attempt: int,
     history: tuple[dict[str, Any], ...],
 ) -> JobState:
     """The submitted attempt's state once `waitFor` is met (or as last seen), polled in its own region:
     an attempt adopted from an interrupted `up` may be in another region of the ladder."""
-    from . import vertex, waiting
+    from components.spot_job.client import job_service
+    from components.spot_job.protocol import waiting
 
-    service = vertex.JobService(JobName.parse(done.job["name"]).location, inputs.quotas)
+    service = job_service.JobService(JobName.parse(done.job["name"]).location, inputs.quotas)
     job = waiting.follow(service, done.job, inputs)
     # As placed, or, for an attempt adopted from an `up` under another ladder, as it was placed then.
     strategy = ((job.get("jobSpec") or {}).get("scheduling") or {}).get("strategy") or place.strategy

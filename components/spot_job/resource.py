@@ -11,9 +11,9 @@ from typing import Any
 import pulumi
 import pulumi.dynamic
 
-from . import property_paths
-from .provider import SpotTrainingJobProvider
-from .typed_spec import JobSpec, ResubmissionPolicy
+from components.spot_job.model import property_paths
+from components.spot_job.model.typed_spec import JobSpec, ResubmissionPolicy
+from components.spot_job.provider import SpotTrainingJobProvider
 
 # Where a value sits in the inputs: ("jobSpec", "workerPoolSpecs", 0, ...).
 Path = tuple[property_paths.Part, ...]

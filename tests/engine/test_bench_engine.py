@@ -27,6 +27,6 @@ def test_the_profile_says_where_a_create_spends_its_time_in_the_host_and_the_pro
     for kind in ("baseline", "ours"):
         assert f"profiled, {kind}, 5 jobs:" in done.stdout
     assert re.search(r"host Create +5 calls", done.stdout)  # every create the host served, timed
-    assert "components/spot_job/submission.py" in done.stdout  # ours: the exactly-once protocol, profiled
+    assert "components/spot_job/protocol/submission.py" in done.stdout  # ours: the exactly-once protocol, profiled
     assert "program thread (inline program + the SDK's event loop)" in done.stdout
     assert "outputs (B with key): __provider" in done.stdout  # the state, key by key

@@ -12,7 +12,8 @@ import yaml
 from google.protobuf import json_format
 from pulumi import automation as auto
 
-from components.spot_job import labels, vertex
+from components.spot_job.client import job_service
+from components.spot_job.model import submission_labels
 from tests.engine.stack import CONFIG
 
 pytestmark = pytest.mark.engine
@@ -25,7 +26,7 @@ def started_by_hand(emulator, like: str) -> str:
     body = json_format.MessageToDict(type(job).pb(job))
     body = {k: body[k] for k in ("displayName", "jobSpec")}
     body["labels"] = {"owner": "someone"}
-    return vertex.JobService(like.split("/")[3]).create(like.rsplit("/customJobs/", 1)[0], body)["name"]
+    return job_service.JobService(like.split("/")[3]).create(like.rsplit("/customJobs/", 1)[0], body)["name"]
 
 
 def with_import(project, job: str, name: str | None, **spec_changes) -> None:
@@ -56,7 +57,7 @@ def test_a_job_started_by_hand_is_adopted_without_a_second_submission(engine_pro
     adopted = next(r for r in project.job_resources() if r["urn"].endswith("::vision-eval"))
     assert adopted["id"] == by_hand and adopted["outputs"]["jobName"] == by_hand
     assert adopted["outputs"]["attempt"] == 1
-    assert labels.SUBMISSION_LABEL not in emulator.job(by_hand).labels  # its own labels, until its next submission
+    assert submission_labels.SUBMISSION_LABEL not in emulator.job(by_hand).labels  # its own labels, until its next submission
     assert "started outside the stack, without submitting it" in "\n".join(lines)
 
     # A second up changes nothing; destroy deletes the adopted job like any other.

@@ -7,7 +7,7 @@ shape check, to the inputs as Vertex reads them (empty values dropped).
 
 from __future__ import annotations
 
-from . import (
+from components.spot_job.rules import (
     accelerators,
     disks,
     display_name,
@@ -27,7 +27,7 @@ from . import (
     tpu,
     worker_pools,
 )
-from .known import Fail, Known
+from components.spot_job.rules.known import Fail, Known
 
 RULES = (
     place.required_place,

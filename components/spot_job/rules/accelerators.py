@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import gpu_machines
-from .known import Fail, Known
+from components.spot_job.rules import gpu_machines
+from components.spot_job.rules.known import Fail, Known
 
 
 def accelerators(k: Known, fail: Fail) -> None:

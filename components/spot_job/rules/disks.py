@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import difflib
 
-from .known import Fail, Known
+from components.spot_job.rules.known import Fail, Known
 
 BOOT_DISK_TYPES = ("pd-ssd", "pd-standard", "hyperdisk-balanced")
 MIN_BOOT_DISK_GB = 100

@@ -7,7 +7,7 @@ https://cloud.google.com/vertex-ai/docs/reference/rest/v1/projects.locations.cus
 
 from __future__ import annotations
 
-from .known import Fail, Known
+from components.spot_job.rules.known import Fail, Known
 
 MAX_DISPLAY_NAME = 128
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from .known import Fail, Known
+from components.spot_job.rules.known import Fail, Known
 
 KMS_KEY = re.compile(r"^projects/[^/]+/locations/([^/]+)/keyRings/[^/]+/cryptoKeys/[^/]+$")
 

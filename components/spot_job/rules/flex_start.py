@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..values import as_int, duration_seconds, is_duration
-from .known import Fail, Known
+from components.spot_job.model.values import as_int, duration_seconds, is_duration
+from components.spot_job.rules.known import Fail, Known
 
 FLEX_START_GPUS = (
     "NVIDIA_L4",

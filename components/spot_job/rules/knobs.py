@@ -6,8 +6,8 @@ once for all resources, so no single call may hold one of its threads long.
 
 from __future__ import annotations
 
-from ..values import duration_seconds, is_duration
-from .known import Fail, Known
+from components.spot_job.model.values import duration_seconds, is_duration
+from components.spot_job.rules.known import Fail, Known
 
 MAX_BLOCKING_SECONDS = 1800
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar, overload
 
-from ..defaults import DEFAULT_STRATEGY
-from ..values import as_int
+from components.spot_job.model.defaults import DEFAULT_STRATEGY
+from components.spot_job.model.values import as_int
 
 # fail(path, reason): `path` is the offending field's path in the inputs,
 # `jobSpec.workerPoolSpecs[0].machineSpec.acceleratorType`.

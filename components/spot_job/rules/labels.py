@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import unicodedata
 
-from .. import labels as own_labels
-from .known import Fail, Known
+from components.spot_job.model import submission_labels as own_labels
+from components.spot_job.rules.known import Fail, Known
 
 MAX_LABELS = 64
 # The labels spot-training sets (labels.py) take some of the 64 slots; users get the rest.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from .known import Fail, Known
+from components.spot_job.rules.known import Fail, Known
 
 # A project id (6-30 lowercase letters, digits and '-', starting with a letter,
 # not ending with '-'; legacy domain-scoped ids as `example.com:my-project`),

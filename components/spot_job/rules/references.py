@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from .known import Fail, Known
+from components.spot_job.rules.known import Fail, Known
 
 GCS_URI = re.compile(r"^gs://[a-z0-9][a-z0-9._-]{1,220}[a-z0-9](/.*)?$")
 NETWORK = re.compile(r"^projects/([^/]+)/global/networks/[^/]+$")

@@ -29,10 +29,10 @@ from __future__ import annotations
 
 import re
 
-from . import encryption, region_offers
-from .known import Fail, Known
-from .place import LOCATION
-from .references import TENSORBOARD
+from components.spot_job.rules import encryption, region_offers
+from components.spot_job.rules.known import Fail, Known
+from components.spot_job.rules.place import LOCATION
+from components.spot_job.rules.references import TENSORBOARD
 
 # projects/P/locations/L/metadataStores/S/contexts/C: an Experiment (or its run) lives in its region's metadata store.
 # https://cloud.google.com/vertex-ai/docs/reference/rest/v1/CustomJobSpec (experiment, experimentRun)

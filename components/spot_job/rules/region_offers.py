@@ -29,9 +29,9 @@ whether that region offers every pool's accelerator.
 
 from __future__ import annotations
 
-from . import tpu_machines
-from .known import Fail, Known
-from .place import LOCATION
+from components.spot_job.rules import tpu_machines
+from components.spot_job.rules.known import Fail, Known
+from components.spot_job.rules.place import LOCATION
 
 # The page's own names for what it lists, to the API's names for them.
 # https://cloud.google.com/vertex-ai/docs/training/configure-compute#specifying_gpus

@@ -14,7 +14,7 @@ https://cloud.google.com/vertex-ai/docs/training/use-reservations
 
 from __future__ import annotations
 
-from .known import Fail, Known
+from components.spot_job.rules.known import Fail, Known
 
 BY_NAME = "compute.googleapis.com/reservation-name"
 

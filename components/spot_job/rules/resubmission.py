@@ -4,8 +4,8 @@ ladder from SPOT that never moves a job to a strategy Google would refuse
 
 from __future__ import annotations
 
-from . import flex_start
-from .known import Fail, Known
+from components.spot_job.rules import flex_start
+from components.spot_job.rules.known import Fail, Known
 
 # Bounds that keep state small and `pulumi up` finite.
 MAX_RESUBMISSIONS = 10

@@ -17,7 +17,7 @@ by Vertex; the policy pack's advisory job-spec-advice says so).
 
 from __future__ import annotations
 
-from .known import Fail, Known
+from components.spot_job.rules.known import Fail, Known
 
 DEPRECATED_STRATEGIES = {
     "ON_DEMAND": "is deprecated by Vertex AI (custom_job.proto); use STANDARD, the same on-demand capacity",

@@ -3,7 +3,7 @@ a GPU Google sells only through reservations (GB200, a4x-highgpu-4g)."""
 
 from __future__ import annotations
 
-from .known import Fail, Known
+from components.spot_job.rules.known import Fail, Known
 
 
 def no_persistent_resource(k: Known, fail: Fail) -> None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .known import Fail, Known
+from components.spot_job.rules.known import Fail, Known
 
 # PythonPackageSpec.packageUris: "at most 100".
 MAX_PACKAGE_URIS = 100

@@ -16,8 +16,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from . import tpu_machines
-from .known import Fail, Known
+from components.spot_job.rules import tpu_machines
+from components.spot_job.rules.known import Fail, Known
 
 TPU_TOPOLOGY = re.compile(r"^\d+(x\d+){1,2}$")
 

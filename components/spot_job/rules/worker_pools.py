@@ -14,7 +14,7 @@ https://docs.cloud.google.com/gemini-enterprise-agent-platform/reference/rest/Sh
 
 from __future__ import annotations
 
-from .known import Fail, Known
+from components.spot_job.rules.known import Fail, Known
 
 MAX_WORKER_POOLS = 4  # chief, workers, parameter servers, evaluators
 

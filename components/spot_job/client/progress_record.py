@@ -10,7 +10,7 @@ the refresh, so a stack whose trainers keep no record works as before.
 The client honours STORAGE_EMULATOR_HOST (fake-gcs-server in the tests). With
 the Vertex AI emulator in use and no Cloud Storage emulator, nothing is read:
 an emulated job wrote nothing to a real bucket, and a test must never reach
-Google. Imported only inside the provider's methods, like vertex.py.
+Google. Imported only inside the provider's methods, like client/job_service.py.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from typing import Any
 
 from google.api_core import exceptions
 
-from . import progress
-from .progress import Progress
-from .vertex import EMULATOR_HOST_ENV
+from components.spot_job.client.job_service import EMULATOR_HOST_ENV
+from components.spot_job.model import progress
+from components.spot_job.model.progress import Progress
 
 log = logging.getLogger("spot-training")
 

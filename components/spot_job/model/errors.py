@@ -34,7 +34,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from . import host
+from components.spot_job import host
 
 F = TypeVar("F", bound=Callable[..., Any])
 

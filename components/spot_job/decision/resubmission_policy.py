@@ -29,9 +29,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from . import progress, states
-from .job_inputs import JobInputs, Policy
-from .resource_state import JobState
+from components.spot_job.model import progress, states
+from components.spot_job.model.job_inputs import JobInputs, Policy
+from components.spot_job.model.job_state import JobState
 
 STOCKOUT = "STOCKOUT"
 

@@ -17,7 +17,7 @@ import threading
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from . import errors, property_paths
+from components.spot_job.model import errors, property_paths
 
 SECRET_PATHS = "secretPaths"
 PLACEHOLDER = "[secret]"

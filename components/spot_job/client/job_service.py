@@ -21,7 +21,8 @@ from google.api_core import exceptions
 from google.api_core import retry as retries
 from google.protobuf import json_format
 
-from . import gapic_import, labels, pacing, states
+from components.spot_job.client import gapic_import, quota_pacing
+from components.spot_job.model import states, submission_labels
 
 if TYPE_CHECKING:  # the real classes, for the annotations; at run time they come through gapic_import
     from google.cloud.aiplatform_v1 import CustomJob, JobServiceClient
@@ -29,8 +30,8 @@ if TYPE_CHECKING:  # the real classes, for the annotations; at run time they com
         JobServiceGrpcTransport as GrpcTransport,
     )
 
-from .errors import UserError
-from .job_name import JobName, project_of
+from components.spot_job.model.errors import UserError
+from components.spot_job.model.job_name import JobName, project_of
 
 log = logging.getLogger("spot-training")
 
@@ -54,7 +55,7 @@ SUBMIT_DEADLINE = 300.0
 
 
 @dataclass(frozen=True)
-class Pace:
+class Backoff:
     """Exponential backoff, in seconds (google-api-core jitters each sleep)."""
 
     initial: float
@@ -75,10 +76,10 @@ class Pace:
         )
 
 
-BACKOFF = Pace(initial=1.0, maximum=32.0, multiplier=2.0)  # after a transient error
+BACKOFF = Backoff(initial=1.0, maximum=32.0, multiplier=2.0)  # after a transient error
 # While waiting on a job: quick at first, then every 15 s, well inside the
 # 600 requests per minute per region that JobService allows.
-POLL = Pace(initial=1.0, maximum=15.0, multiplier=1.5)
+POLL = Backoff(initial=1.0, maximum=15.0, multiplier=1.5)
 
 # Errors after which the same read may well succeed. Submissions are not retried
 # with them: submission.py decides what follows an unknown outcome.
@@ -216,9 +217,9 @@ class JobService:
 
     def __init__(self, location: str, quotas: Mapping[str, Any] | None = None) -> None:
         self._endpoint = endpoint(location)
-        # Every call waits for a slot of the region's quota first (pacing.py); `quotas`
+        # Every call waits for a slot of the region's quota first (client/quota_pacing.py); `quotas`
         # is the job input of that name, for projects whose quotas were raised.
-        self._pacer = pacing.for_location(location, quotas)
+        self._pacer = quota_pacing.for_location(location, quotas)
         self._client = shared_client(location)
 
     def jobs_of(self, parent: str, scope: str, display_name: str, key: str | None = None) -> list[dict[str, Any]]:
@@ -227,8 +228,8 @@ class JobService:
         name): one ListCustomJobs call, more only past a page of 100. Given `key`, only
         the jobs that carry the key or the resource's label (`labels.may_pick`) are converted
         to dicts: other resources' jobs of the same display name are skipped unread."""
-        pick = None if key is None else (lambda job: labels.may_pick({"labels": job.labels}, scope, key))
-        return self._list("list the resource's jobs", parent, labels.lookup_filter(scope, display_name), pick)
+        pick = None if key is None else (lambda job: submission_labels.may_pick({"labels": job.labels}, scope, key))
+        return self._list("list the resource's jobs", parent, submission_labels.lookup_filter(scope, display_name), pick)
 
     def labelled(self, parent: str, label: str, value: str) -> list[dict[str, Any]]:
         """Every job in `parent` whose label `label` is `value` (checked here too, not

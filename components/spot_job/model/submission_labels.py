@@ -30,7 +30,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from .defaults import OnDelete
+from components.spot_job.model.defaults import OnDelete
 
 SUBMISSION_LABEL = "spot_training_key"
 RESOURCE_LABEL = "spot_training_resource"

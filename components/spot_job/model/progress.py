@@ -12,7 +12,7 @@ of its newest whole checkpoint (`step`), `totalSteps` if known, and in
 The provider's refresh reads that record once for an attempt that ended FAILED
 (progress_record.py), and `assess` turns it into a `Progress` here, kept in
 the job's `progress` output and, once the attempt is resubmitted, in its
-`history` entry. The resubmission policy (resubmission.py) reads those, so the
+`history` entry. The resubmission policy (decision/resubmission_policy.py) reads those, so the
 decision stays pure: no call at preview time beyond the refresh's read.
 
 What counts: an attempt made progress when the record it wrote ends at a later
@@ -31,7 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .values import as_int
+from components.spot_job.model.values import as_int
 
 # Where the record lives under a job's baseOutputDirectory.outputUriPrefix (AIP_CHECKPOINT_DIR is its folder).
 RECORD_PATH = "checkpoints/progress.json"

@@ -17,10 +17,11 @@ from __future__ import annotations
 import enum
 import logging
 
-from . import blocking, states
-from .defaults import OnDelete
-from .job_name import JobName
-from .vertex import JobService
+from components.spot_job.client.job_service import JobService
+from components.spot_job.model import states
+from components.spot_job.model.defaults import OnDelete
+from components.spot_job.model.job_name import JobName
+from components.spot_job.protocol import blocking
 
 log = logging.getLogger("spot-training")
 

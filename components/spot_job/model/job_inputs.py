@@ -21,8 +21,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from . import defaults, progress, spec, values
-from .defaults import OnDelete, ReplaceOrder, WaitFor, Word
+from components.spot_job.model import defaults, progress, spec, values
+from components.spot_job.model.defaults import OnDelete, ReplaceOrder, WaitFor, Word
 
 NOT_GIVEN: Any = object()  # `unknown` when every value is known (outside a preview)
 
@@ -43,7 +43,7 @@ class Rung:
 
 @dataclass(frozen=True)
 class Policy:
-    """`resubmission`: what `up` does with a job that ended FAILED (resubmission.py)."""
+    """`resubmission`: what `up` does with a job that ended FAILED (decision/resubmission_policy.py)."""
 
     max_resubmissions: int = defaults.DEFAULT_MAX_RESUBMISSIONS
     on_other_failures: bool = False
@@ -163,7 +163,7 @@ def _mirrors(value: Any) -> list[Mirror]:
 
 
 def _flex_start_fits(props: Mapping[str, Any]) -> bool:
-    from .rules import flex_start
+    from components.spot_job.rules import flex_start
 
     return flex_start.qualifies(dict(props))
 

@@ -8,9 +8,9 @@ import difflib
 from collections.abc import Callable
 from typing import Any
 
-from . import schema
-from .rules.scheduling import DEPRECATED_STRATEGIES
-from .values import as_int, is_duration
+from components.spot_job.model import schema
+from components.spot_job.model.values import as_int, is_duration
+from components.spot_job.rules.scheduling import DEPRECATED_STRATEGIES
 
 
 class ShapeCheck:

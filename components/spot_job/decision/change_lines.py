@@ -13,8 +13,8 @@ import re
 from collections.abc import Iterator, Set
 from typing import Any
 
-from . import property_paths, redaction, spec
-from .job_inputs import NOT_GIVEN, JobInputs
+from components.spot_job.model import property_paths, redaction, spec
+from components.spot_job.model.job_inputs import NOT_GIVEN, JobInputs
 
 _DIGEST = re.compile(r"^(?P<image>[^@]+)@sha256:(?P<digest>[0-9a-f]{64})$")
 _PACKAGE = re.compile(r"^gs://[^/]+/(?:.*/)?(?P<hash>[0-9a-f]{16})/(?P<file>[^/]+)$")

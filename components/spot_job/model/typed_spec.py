@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 
 import pulumi
 
-from . import spec
+from components.spot_job.model import spec
 
 # What a value unknown at construction (a pulumi.Output, an awaitable) stands as in spec.validate.
 UNKNOWN = "\x00unknown at construction\x00"
@@ -177,7 +177,7 @@ class FallbackRung(_RestShape):
 
 @dataclass
 class ResubmissionPolicy(_RestShape):
-    """What `pulumi up` does with a job that ended FAILED (resubmission.py)."""
+    """What `pulumi up` does with a job that ended FAILED (decision/resubmission_policy.py)."""
 
     max_resubmissions: int | None = None  # default 3
     on_other_failures: bool | None = None  # also resubmit failures other than STOCKOUT

@@ -14,10 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from . import states
-from .job_name import JobName
-from .progress import Progress
-from .values import as_int
+from components.spot_job.model import states
+from components.spot_job.model.job_name import JobName
+from components.spot_job.model.progress import Progress
+from components.spot_job.model.values import as_int
 
 # What an ended attempt's error message is cut to in `history`, so state stays small.
 HISTORY_MESSAGE_CHARS = 200

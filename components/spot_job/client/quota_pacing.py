@@ -11,7 +11,7 @@ Vertex AI meters a project's requests per region and per minute
 A burst past either is answered RESOURCE_EXHAUSTED, and a client that backs off
 and retries finds the freed slots late. So every call waits here first for a
 slot of its region's quota, and Vertex is never asked for more than it allows.
-google-api-core's retry of RESOURCE_EXHAUSTED stays (vertex.py) as the safety
+google-api-core's retry of RESOURCE_EXHAUSTED stays (client/job_service.py) as the safety
 net: for a quota shared with other clients of the project, or a value set
 higher than the project's.
 

@@ -2,7 +2,7 @@
 
 CreateCustomJob takes no request id, so the only way to know whether a job
 landed is to look for it: every job carries its submission key as a label
-(labels.py), and a create is preceded and followed by a ListCustomJobs by the
+(model/submission_labels.py), and a create is preceded and followed by a ListCustomJobs by the
 resource's label.
 
 Invariant: once `submit` returns, exactly one ACTIVE job carries the
@@ -17,7 +17,7 @@ it): `keep` releases the one job a key keeps, not its copies. A destroy
 under `keep` cancels neither that job (the one its state points to, the
 oldest of its key) nor deletes any record, but it does cancel every other
 active copy of the state's keys, as with `delete` and `cancel`
-(teardown.py); the sweep lists the kept job as RELEASED and a younger active
+(decision/verdict.py); the sweep lists the kept job as RELEASED and a younger active
 copy of its key as ORPHANED. What `keep` spares are the resource's jobs under
 other keys (step 3): a released job is one per key, not a copy.
 
@@ -32,7 +32,7 @@ What it does:
    copy is adopted (an `up` interrupted after its create landed); an ended
    record of the key is not: it is a run that ended (A -> B -> A, a `rerun`
    set back, a stack made again after a destroy), and the new submission is a
-   new run, as the preview says (decision.py).
+   new run, as the preview says (decision/verdict.py).
 2. Create, once. An answer that leaves the outcome unknown (DEADLINE_EXCEEDED,
    UNAVAILABLE, INTERNAL, ABORTED, UNKNOWN, CANCELLED: the front end may have
    given up while the backend goes on) is never followed by a second create in
@@ -40,7 +40,7 @@ What it does:
    time (SETTLE_ENV, default DEFAULT_SETTLE_SECONDS), and adopts what lands.
    Only a job still unseen after it is taken as never landed, and created
    again. RESOURCE_EXHAUSTED is a refusal (nothing landed): backed off and
-   tried again at once. The whole is bounded by vertex.SUBMIT_DEADLINE.
+   tried again at once. The whole is bounded by job_service.SUBMIT_DEADLINE.
 3. After every create or adoption, look again in the attempt's region and
    cancel every other active copy of the key (the oldest is kept, even if
    that is not the one this call created). Jobs of the same resource under
@@ -73,18 +73,20 @@ from typing import Any
 
 from google.api_core import exceptions
 
-from . import labels, resubmission, spec, states, vertex
-from .defaults import OnDelete, ReplaceOrder
-from .job_inputs import JobInputs
-from .job_name import JobName, parent_of
-from .ordering import oldest_first
+from components.spot_job.client import job_service
+from components.spot_job.decision import resubmission_policy
+from components.spot_job.model import spec, states, submission_labels
+from components.spot_job.model.defaults import OnDelete, ReplaceOrder
+from components.spot_job.model.job_inputs import JobInputs
+from components.spot_job.model.job_name import JobName, parent_of
+from components.spot_job.model.ordering import oldest_first
 
 log = logging.getLogger("spot-training")
 
 SETTLE_ENV = "SPOT_TRAINING_SETTLE_SECONDS"
 DEFAULT_SETTLE_SECONDS = 20.0
 # Between looks while settling: quick first (most late answers land within a second or two), then every 4 s.
-SETTLE_POLL = vertex.Pace(initial=0.5, maximum=4.0, multiplier=2.0)
+SETTLE_POLL = job_service.Backoff(initial=0.5, maximum=4.0, multiplier=2.0)
 
 # Answers after which the create may or may not have landed.
 UNCERTAIN = (
@@ -117,16 +119,16 @@ def settle_seconds() -> float:
     try:
         value = float(raw) if raw else DEFAULT_SETTLE_SECONDS
     except ValueError:
-        raise vertex.VertexError(f"{SETTLE_ENV}={raw!r} is not a number of seconds") from None
+        raise job_service.VertexError(f"{SETTLE_ENV}={raw!r} is not a number of seconds") from None
     if value < 0:
-        raise vertex.VertexError(f"{SETTLE_ENV}={raw!r} must not be negative")
+        raise job_service.VertexError(f"{SETTLE_ENV}={raw!r} must not be negative")
     return value
 
 
 def submit(
     job: JobInputs,
     attempt: int,
-    place: resubmission.Placement,
+    place: resubmission_policy.Placement,
     search: Iterable[str] = (),
 ) -> Submitted:
     """Submits (or adopts) the `attempt`-th job of `job` where `place` says; `search`: regions where an
@@ -156,13 +158,13 @@ def submit(
     if lookup.spares_other_keys:
         return Submitted(made, key, adopted)
     for other in again:
-        if other["name"] != made["name"] and not labels.carries_key(other, key) and lookup.left_running(other):
+        if other["name"] != made["name"] and not submission_labels.carries_key(other, key) and lookup.left_running(other):
             lookup.cancel(other, "an earlier submission of this resource that no state points to")
     return Submitted(made, key, adopted)
 
 
 def _create(lookup: _Lookup, parent: str, location: str, body: dict[str, Any]) -> tuple[dict[str, Any], bool]:
-    service = vertex.JobService(location, lookup.quotas)
+    service = job_service.JobService(location, lookup.quotas)
     settle = settle_seconds()
 
     def create_once() -> tuple[dict[str, Any], bool]:
@@ -179,17 +181,17 @@ def _create(lookup: _Lookup, parent: str, location: str, body: dict[str, Any]) -
             raise _CreateAgain(f"no job of submission key {lookup.key} appeared within {settle:.0f}s")
         return landed, True
 
-    again = vertex.BACKOFF.retry(
+    again = job_service.BACKOFF.retry(
         _CreateAgain,
         exceptions.ResourceExhausted,
-        timeout=vertex.SUBMIT_DEADLINE,
+        timeout=job_service.SUBMIT_DEADLINE,
         on_error=lambda error: log.warning("%s: submitting again: %s", lookup.label, error),
     )
     try:
         return again(create_once)()
     except exceptions.RetryError as error:
-        raise vertex.VertexError(
-            f"Vertex AI did not accept the job at {vertex.endpoint(location)} within {vertex.SUBMIT_DEADLINE:.0f}s "
+        raise job_service.VertexError(
+            f"Vertex AI did not accept the job at {job_service.endpoint(location)} within {job_service.SUBMIT_DEADLINE:.0f}s "
             f"of retries: {error.cause or error}. "
             "Every copy that may have landed carries its submission key: the next `pulumi up` looks for it again "
             "before submitting, and `spot-training sweep` lists any left running."
@@ -233,26 +235,26 @@ class _Lookup:
     def jobs(self, location: str, only_key: bool = True) -> list[dict[str, Any]]:
         """The resource's jobs in `location`; with `only_key`, jobs of other resources that share its
         display name are skipped unread unless they carry the key."""
-        service = vertex.JobService(location, self.quotas)
+        service = job_service.JobService(location, self.quotas)
         parent = parent_of(self.project, location)
         return service.jobs_of(parent, self.scope, self.display_name, self.key if only_key else None)
 
     def is_copy(self, job: dict[str, Any]) -> bool:
         """An active job of this attempt: one to adopt, or to cancel as a second copy."""
-        return labels.carries_key(job, self.key) and states.is_active(job.get("state"))
+        return submission_labels.carries_key(job, self.key) and states.is_active(job.get("state"))
 
     def left_running(self, job: dict[str, Any]) -> bool:
-        return labels.of_resource(job, self.scope) and states.is_active(job.get("state"))
+        return submission_labels.of_resource(job, self.scope) and states.is_active(job.get("state"))
 
     def cancel(self, job: dict[str, Any], why: str) -> None:
         log.warning("%s: cancelling %s (%s), %s", self.label, job["name"], job.get("state"), why)
-        vertex.JobService(JobName.parse(job["name"]).location, self.quotas).cancel(job["name"])
+        job_service.JobService(JobName.parse(job["name"]).location, self.quotas).cancel(job["name"])
 
 
 def cancel_copies(job: JobInputs, keys: Iterable[str], regions: Iterable[str], spare: str = "") -> list[str]:
     """Cancels every active job of the resource, in `regions`, that carries one of `keys` (the
     attempts a resource's state submitted), except `spare` (the job its state points to): copies
-    that slipped through by a name no state holds, whatever `onDelete` says (teardown.py). The
+    that slipped through by a name no state holds, whatever `onDelete` says (decision/verdict.py). The
     names cancelled."""
     keys = [k for k in dict.fromkeys(keys) if k]
     if not keys:
@@ -261,7 +263,7 @@ def cancel_copies(job: JobInputs, keys: Iterable[str], regions: Iterable[str], s
     cancelled = []
     for region in dict.fromkeys(r for r in regions if r):
         for seen in lookup.jobs(region, only_key=False):
-            if seen["name"] != spare and states.is_active(seen.get("state")) and any(labels.carries_key(seen, k) for k in keys):
+            if seen["name"] != spare and states.is_active(seen.get("state")) and any(submission_labels.carries_key(seen, k) for k in keys):
                 lookup.cancel(seen, "a copy of this resource's submission that no state points to")
                 cancelled.append(seen["name"])
     return cancelled

@@ -8,7 +8,7 @@ hour, so without a bound a mass destroy or an `up` full of waits leaves none
 for the other creates and deletes: a delete's cancel would wait behind them
 while its job bills on. All such calls share this one bound, so at least two of
 those threads are never held by a job, whatever mix of calls is in flight.
-(Their waits for a quota slot are the quota's: pacing.py.)
+(Their waits for a quota slot are the quota's: client/quota_pacing.py.)
 
 A slot is taken without waiting for it: waiting for a slot would itself hold a
 thread. A call that gets none does what it can without blocking and says so.

@@ -58,11 +58,12 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from . import changes, resubmission, spec, states
-from .defaults import OnDelete, ReplaceOrder
-from .job_inputs import JobInputs
-from .job_name import JobName
-from .resource_state import JobState
+from components.spot_job.decision import change_lines, resubmission_policy
+from components.spot_job.model import spec, states
+from components.spot_job.model.defaults import OnDelete, ReplaceOrder
+from components.spot_job.model.job_inputs import JobInputs
+from components.spot_job.model.job_name import JobName
+from components.spot_job.model.job_state import JobState
 
 
 class Kind(enum.Enum):
@@ -82,7 +83,7 @@ class Decision:
     knobs: tuple[str, ...] = ()  # knob inputs that changed (updated in place)
     replaces: tuple[str, ...] = ()  # inputs whose change makes a new job
     cancel_first: bool = True  # for a replacement: the old job is cancelled before the new one is submitted
-    resubmission: resubmission.Resubmission | None = None
+    resubmission: resubmission_policy.Resubmission | None = None
 
     @property
     def changes(self) -> bool:
@@ -104,7 +105,7 @@ def decide(state: JobState, old: JobInputs, new: JobInputs) -> Decision:
     replaces = [key for key in spec.JOB_FIELDS if old.definition.get(key) != new.definition.get(key)]
     replaces += [key for key in spec.TRIGGER_FIELDS if old.triggers.get(key) != new.triggers.get(key)]
     if replaces:
-        lines = changes.describe(old, new)
+        lines = change_lines.describe(old, new)
         order = "the old one cancelled first" if cancel_first else "the old one cancelled after"
         return Decision(
             Kind.REPLACE,
@@ -114,7 +115,7 @@ def decide(state: JobState, old: JobInputs, new: JobInputs) -> Decision:
         )
     knobs = tuple(key for key in spec.KNOB_FIELDS if old.knobs.get(key) != new.knobs.get(key))
 
-    def decided(kind: Kind, reason: str = "", due: resubmission.Resubmission | None = None) -> Decision:
+    def decided(kind: Kind, reason: str = "", due: resubmission_policy.Resubmission | None = None) -> Decision:
         return Decision(kind, reason, knobs=knobs, cancel_first=cancel_first, resubmission=due)
 
     if state.gone:
@@ -134,9 +135,9 @@ def decide(state: JobState, old: JobInputs, new: JobInputs) -> Decision:
     ended = f"{label}: {state.job.id} ended FAILED ({_failure(state)})"
     if not new.policy.known:
         return decided(Kind.KNOBS, f"{ended}; whether it is submitted again depends on `resubmission`, known once deployed.")
-    due = resubmission.next_submission(state, new)
+    due = resubmission_policy.next_submission(state, new)
     if due is None:
-        why = resubmission.held_back(state, new)
+        why = resubmission_policy.held_back(state, new)
         return decided(
             Kind.HELD_BACK,
             f"{ended} and is not submitted again: {why}. Change its spec or `rerun` to run it again. "
@@ -145,7 +146,7 @@ def decide(state: JobState, old: JobInputs, new: JobInputs) -> Decision:
     return decided(
         Kind.RESUBMIT,
         f"{ended}; will be submitted again as attempt {due.attempt} on {due.strategy} "
-        f"{resubmission.why(due, state, new)}{_resumes(state)}",
+        f"{resubmission_policy.why(due, state, new)}{_resumes(state)}",
         due,
     )
 
@@ -159,7 +160,7 @@ def _resumes(state: JobState) -> str:
 
 
 def _failure(state: JobState) -> str:
-    return resubmission.STOCKOUT if resubmission.is_stockout(state.error) else "FAILED"
+    return resubmission_policy.STOCKOUT if resubmission_policy.is_stockout(state.error) else "FAILED"
 
 
 @dataclass(frozen=True)

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import property_paths, redaction, spec
-from .job_inputs import JobInputs
-from .job_name import JobName
+from components.spot_job.model import property_paths, redaction, spec
+from components.spot_job.model.job_inputs import JobInputs
+from components.spot_job.model.job_name import JobName
 
 # Compared where the config sets them; `labels` is left out (see above).
 COMPARED = ("project", "location", "displayName", "encryptionSpec", "jobSpec")

@@ -18,11 +18,12 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from . import blocking, states
-from .defaults import WaitFor
-from .job_inputs import JobInputs
-from .job_name import JobName
-from .vertex import JobService
+from components.spot_job.client.job_service import JobService
+from components.spot_job.model import states
+from components.spot_job.model.defaults import WaitFor
+from components.spot_job.model.job_inputs import JobInputs
+from components.spot_job.model.job_name import JobName
+from components.spot_job.protocol import blocking
 
 log = logging.getLogger("spot-training")
 

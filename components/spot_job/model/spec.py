@@ -14,17 +14,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from . import labels as own_labels
-from . import rules, schema
-from .defaults import DEFAULT_REPLICA_COUNT, DEFAULT_STRATEGY
-from .errors import UserError
-from .job_name import parent_of
-from .rules.known import Known
-from .shape import ShapeCheck, join
-from .values import DURATION, as_int
+from components.spot_job import rules
+from components.spot_job.model import schema
+from components.spot_job.model import submission_labels as own_labels
+from components.spot_job.model.defaults import DEFAULT_REPLICA_COUNT, DEFAULT_STRATEGY
+from components.spot_job.model.errors import UserError
+from components.spot_job.model.job_name import parent_of
+from components.spot_job.model.shape import ShapeCheck, join
+from components.spot_job.model.values import DURATION, as_int
+from components.spot_job.rules.known import Known
 
 if TYPE_CHECKING:
-    from .job_inputs import JobInputs, Mirror
+    from components.spot_job.model.job_inputs import JobInputs, Mirror
 
 # Inputs that define the job. Vertex cannot change a submitted CustomJob, so a
 # change to any of them is a replacement: the job is resubmitted.
@@ -43,7 +44,7 @@ KNOB_FIELDS = (
     "submissionScope",
     # Which inputs were secret (the provider sees them plain): for redaction only.
     "secretPaths",
-    # Vertex AI's request quotas per region, for the provider's pacing (pacing.py).
+    # Vertex AI's request quotas per region, for the provider's pacing (client/quota_pacing.py).
     "quotas",
     # Where an attempt in another region pulls its images from (the team's replica repositories).
     "imageMirrors",
@@ -55,7 +56,7 @@ KNOB_FIELDS = (
 IMAGE_FIELDS = (("containerSpec", "imageUri"), ("pythonPackageSpec", "executorImageUri"))
 
 # The label that makes `create` idempotent (see submission_key), beside the
-# others spot-training sets (labels.py).
+# others spot-training sets (model/submission_labels.py).
 SUBMISSION_LABEL = own_labels.SUBMISSION_LABEL
 
 _NO_UNKNOWN = object()

@@ -7,7 +7,7 @@ installed protos, so a field Google adds or renames shows up as a failing test
 instead of a silently dropped key.
 """
 
-from .defaults import OnDelete, ReplaceOrder, WaitFor
+from components.spot_job.model.defaults import OnDelete, ReplaceOrder, WaitFor
 
 STRING = "string"
 INT = "int"
@@ -52,9 +52,9 @@ MESSAGES: dict[str, dict[str, object]] = {
     },
     # An image source in another region: a URI starting with `from` is pulled from `to` in `location`.
     "ImageMirror": {"location": STRING, "from": STRING, "to": STRING},
-    # Vertex AI's per-region request quotas the provider paces its calls to (pacing.py).
+    # Vertex AI's per-region request quotas the provider paces its calls to (client/quota_pacing.py).
     "Quotas": {"submissionsPerMinute": INT, "callsPerMinute": INT},
-    # What `pulumi up` does with a job that failed (see resubmission.py).
+    # What `pulumi up` does with a job that failed (see decision/resubmission_policy.py).
     "Resubmission": {
         "maxResubmissions": INT,
         "onOtherFailures": BOOL,
