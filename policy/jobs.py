@@ -80,7 +80,7 @@ def _spot_strategy(args, report_violation) -> None:
 
 # What Dynamic Workload Scheduler takes on Vertex training: L4, A100, H100,
 # H200 or B200 GPUs, the same machine in every pool, timeout 7 days or less, no
-# reservation. Mirrors components/spot_job/spec.py FLEX_START_GPUS.
+# reservation. Mirrors components/spot_job/model/spec.py FLEX_START_GPUS.
 # https://cloud.google.com/vertex-ai/docs/training/schedule-jobs-dws
 _FLEX_START_GPUS = (
     "NVIDIA_L4",
@@ -95,7 +95,7 @@ _FLEX_START_MAX_TIMEOUT_SECONDS = 7 * 24 * 3600
 
 
 def _auto_strategy(spec) -> str:
-    """What the provider resolves a fallback rung `auto` to (components/spot_job/spec.py:
+    """What the provider resolves a fallback rung `auto` to (components/spot_job/model/spec.py:
     flex_start_qualifies): FLEX_START where Dynamic Workload Scheduler takes the job, else STANDARD."""
     pools = [mapping(p) for p in items(spec.get("workerPoolSpecs")) if mapping(p)]
 
