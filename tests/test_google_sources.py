@@ -101,6 +101,11 @@ REFUSED = [
     ("the deprecated LOW_COST", container(scheduling={"strategy": "LOW_COST"}), "us-central1", "scheduling.strategy"),
     # 9. CustomJobSpec.network: "Where {project} is a project number" (custom_job.proto).
     ("a network named by project id", container(network="projects/acme-ml-dev/global/networks/training-vpc"), "us-central1", "network"),
+    # 14. Google's pipeline components (kubeflow/pipelines, container/v1/custom_job/remote_runner.py): "max_wait_duration
+    #     is acceptable only when strategy is FLEX_START in CustomJob API", so they delete it for any other strategy.
+    ("maxWaitDuration on Spot", container(scheduling={"strategy": "SPOT", "maxWaitDuration": "3600s"}), "us-central1", "scheduling.maxWaitDuration"),
+    ("maxWaitDuration on STANDARD", container(scheduling={"strategy": "STANDARD", "maxWaitDuration": "3600s"}), "us-central1", "scheduling.maxWaitDuration"),
+    ("maxWaitDuration without a strategy (SPOT)", container(scheduling={"maxWaitDuration": "3600s"}), "us-central1", "scheduling.maxWaitDuration"),
 ]
 
 ACCEPTED = [
@@ -138,9 +143,11 @@ ACCEPTED = [
     # 11. gcloud's SUPPORTED_TRAINING_REGIONS (command_lib/ai/constants.py).
     ("a job in asia-south2", gpu("g4-standard-48", "NVIDIA_RTX_PRO_6000", 1), "asia-south2"),
     ("a job in europe-north2", container(), "europe-north2"),
-    # 13. No source says Vertex refuses these: left to Google (the pack's advisory job-spec-advice speaks of the last three).
+    # 13. No source says Vertex refuses these: left to Google (the pack's advisory job-spec-advice speaks of the last two).
     ("a timeout of 0s", container(scheduling={"timeout": "0s"}), "us-central1"),
-    ("maxWaitDuration on Spot", container(scheduling={"strategy": "SPOT", "maxWaitDuration": "3600s"}), "us-central1"),
+    # 14. maxWaitDuration where the API accepts it: with FLEX_START (its 0, "wait indefinitely", too).
+    ("maxWaitDuration on Flex-start", gpu("g2-standard-8", "NVIDIA_L4", 1, "FLEX_START") | {"scheduling": {"strategy": "FLEX_START", "maxWaitDuration": "3600s"}}, "us-central1"),
+    ("maxWaitDuration 0s on Flex-start", gpu("g2-standard-8", "NVIDIA_L4", 1, "FLEX_START") | {"scheduling": {"strategy": "FLEX_START", "maxWaitDuration": "0s"}}, "us-central1"),
     ("an env variable set twice", {"workerPoolSpecs": [{**with_env(1)["workerPoolSpecs"][0], "containerSpec": {"imageUri": IMAGE, "env": [{"name": "A", "value": "1"}, {"name": "A", "value": "2"}]}}]}, "us-central1"),
     ("a TensorBoard in another region", container(tensorboard="projects/acme-ml-dev/locations/europe-west4/tensorboards/1"), "us-central1"),
     # 12. NO_RESERVATION consumes no reservation, so Flex-start takes it.
@@ -250,3 +257,15 @@ def test_values_a_preview_cannot_know_are_left_to_up():
     }
     inputs["jobSpec"]["scheduling"] = {"strategy": "STANDARD"}
     assert [(f.path, f.reason) for f in spec.validate(inputs, unknown=unknown)] == []
+
+
+def test_max_wait_duration_off_flex_start_is_refused_saying_why(tmp_path, host, emulator, program_inputs):
+    """Both layers give the reason Google's own launcher acts on, and what to write instead."""
+    job = container(scheduling={"strategy": "STANDARD", "maxWaitDuration": "3600s"})
+    done = validate(tmp_path, job, "us-central1")
+    line = next(x for x in done.stderr.splitlines() if "jobs.job.scheduling.maxWaitDuration: " in x)
+    checked = host.check(URN, {}, provider_inputs(program_inputs, job, "us-central1"))
+    reason = {f.property: f.reason for f in checked.failures}["jobSpec.scheduling.maxWaitDuration"]
+    for said in (line, reason):
+        assert "only with strategy FLEX_START" in said and "STANDARD" in said and "remove" in said, said
+    assert sum(emulator.calls.values()) == 0

@@ -43,6 +43,7 @@ RULES = (
     tpu.no_pod_on_spot,
     region_offers.offered_in_location,
     scheduling.scheduling,
+    scheduling.max_wait_duration,
     spot.no_persistent_resource,
     references.references,
     references.experiment,
