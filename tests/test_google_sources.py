@@ -10,6 +10,7 @@ rules and their sources are listed in docs/rules.md.
 from __future__ import annotations
 
 import copy
+import re
 
 import pytest
 import yaml
@@ -106,6 +107,9 @@ REFUSED = [
     ("maxWaitDuration on Spot", container(scheduling={"strategy": "SPOT", "maxWaitDuration": "3600s"}), "us-central1", "scheduling.maxWaitDuration"),
     ("maxWaitDuration on STANDARD", container(scheduling={"strategy": "STANDARD", "maxWaitDuration": "3600s"}), "us-central1", "scheduling.maxWaitDuration"),
     ("maxWaitDuration without a strategy (SPOT)", container(scheduling={"maxWaitDuration": "3600s"}), "us-central1", "scheduling.maxWaitDuration"),
+    # 15. AcceleratorType.NVIDIA_TESLA_K80 (accelerator_type.proto): "[deprecated = true]", "has reached end of support".
+    ("a K80 on an N1 machine", gpu("n1-standard-8", "NVIDIA_TESLA_K80", 1), "us-central1", f"{MACHINE}.acceleratorType"),
+    ("a K80 on a machine type neither table names", gpu("n2-standard-8", "NVIDIA_TESLA_K80", 1), "us-central1", f"{MACHINE}.acceleratorType"),
 ]
 
 ACCEPTED = [
@@ -269,3 +273,45 @@ def test_max_wait_duration_off_flex_start_is_refused_saying_why(tmp_path, host, 
     for said in (line, reason):
         assert "only with strategy FLEX_START" in said and "STANDARD" in said and "remove" in said, said
     assert sum(emulator.calls.values()) == 0
+
+
+def deprecated_in_installed_protos(enum: type) -> list[str]:
+    """The values the installed Vertex AI client's generated enum marks deprecated: its docstring, generated from
+    the proto's comments, says "Deprecated" first under each (the proto-plus descriptors drop the option itself)."""
+    doc = enum.__doc__ or ""
+    values = re.findall(r"^( +)([A-Z0-9_]+) \(\d+\):\n((?:\1    .*\n?)+)", doc, re.MULTILINE)
+    assert values, f"no values found in {enum.__name__}'s docstring"
+    return [name for _, name, text in values if text.strip().startswith("Deprecated")]
+
+
+def test_the_installed_protos_deprecate_what_the_rules_refuse():
+    """A value Google deprecates in a later client shows up here, not as a job Vertex refuses."""
+    from google.cloud import aiplatform_v1
+
+    from components.spot_job.rules.accelerator_support import END_OF_SUPPORT
+    from components.spot_job.rules.scheduling import DEPRECATED_STRATEGIES
+
+    assert sorted(deprecated_in_installed_protos(aiplatform_v1.AcceleratorType)) == sorted(END_OF_SUPPORT)
+    assert sorted(deprecated_in_installed_protos(aiplatform_v1.Scheduling.Strategy)) == sorted(DEPRECATED_STRATEGIES)
+
+
+@pytest.mark.parametrize("machine_type", ["n1-standard-8", "a2-highgpu-1g", "n2-standard-8"])
+def test_a_k80_is_refused_as_past_its_end_of_support(tmp_path, host, emulator, program_inputs, machine_type):
+    """The reason is the proto's (end of support), not that the GPU comes with a machine type of its own."""
+    job = gpu(machine_type, "NVIDIA_TESLA_K80", 1)
+    done = validate(tmp_path, job, "us-central1")
+    lines = [x for x in done.stderr.splitlines() if f"jobs.job.{MACHINE}.acceleratorType: " in x]
+    checked = host.check(URN, {}, provider_inputs(program_inputs, job, "us-central1"))
+    reasons = [f.reason for f in checked.failures if f.property == f"jobSpec.{MACHINE}.acceleratorType"]
+    assert len(lines) == 1 and len(reasons) == 1, (done.stderr, list(checked.failures))
+    for said in (lines[0], reasons[0]):
+        assert "end of support" in said and "https://cloud.google.com/compute/docs/eol/k80-eol" in said, said
+        assert "own machine type" not in said and "carries" not in said, said
+    assert sum(emulator.calls.values()) == 0
+
+
+def test_a_misspelt_accelerator_is_not_offered_a_deprecated_one(tmp_path):
+    """The values the error lists are ones a job may use: not K80, past its end of support."""
+    done = validate(tmp_path, gpu("n1-standard-8", "NVIDIA_TESLA_T5", 1), "us-central1")
+    line = next(x for x in done.stderr.splitlines() if f"jobs.job.{MACHINE}.acceleratorType: " in x)
+    assert "NVIDIA_TESLA_T4" in line and "NVIDIA_TESLA_K80" not in line, line

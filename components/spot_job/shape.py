@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import schema
+from .rules.accelerator_support import END_OF_SUPPORT
 from .rules.scheduling import DEPRECATED_STRATEGIES
 from .values import as_int, is_duration
 
@@ -29,7 +30,7 @@ class ShapeCheck:
                 for i, item in enumerate(value):
                     self.walk(item, inner, f"{path}[{i}]")
             elif value not in schema.ENUMS[inner]:
-                allowed = ", ".join(v for v in schema.ENUMS[inner] if v not in DEPRECATED_STRATEGIES)
+                allowed = ", ".join(v for v in schema.ENUMS[inner] if v not in DEPRECATED_STRATEGIES and v not in END_OF_SUPPORT)
                 self.fail(path, f"unknown value {value!r}; expected one of {allowed}")
         elif kind == schema.STRING:
             if not isinstance(value, str):

@@ -8,6 +8,7 @@ shape check, to the inputs as Vertex reads them (empty values dropped).
 from __future__ import annotations
 
 from . import (
+    accelerator_support,
     accelerators,
     disks,
     display_name,
@@ -38,6 +39,7 @@ RULES = (
     worker_pools.zero_replicas,
     disks.disks,
     tasks.tasks,
+    accelerator_support.end_of_support,
     accelerators.accelerators,
     tpu.topology,
     tpu.no_pod_on_spot,
