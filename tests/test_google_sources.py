@@ -30,6 +30,7 @@ PACKAGE = "gs://acme-ml-dev-staging/packages/trainer-0.1.0.tar.gz"
 PROJECT_NUMBER_NETWORK = "projects/123456789012/global/networks/training-vpc"
 EXPERIMENT = "projects/acme-ml-dev/locations/us-central1/metadataStores/default/contexts/resnet"
 TENSORBOARD = "projects/acme-ml-dev/locations/us-central1/tensorboards/123"
+ATTACHMENT = "projects/acme-ml-dev/regions/us-central1/networkAttachments/training"
 
 
 def container(machine: dict | None = None, **spec) -> dict:
@@ -110,6 +111,9 @@ REFUSED = [
     # 15. AcceleratorType.NVIDIA_TESLA_K80 (accelerator_type.proto): "[deprecated = true]", "has reached end of support".
     ("a K80 on an N1 machine", gpu("n1-standard-8", "NVIDIA_TESLA_K80", 1), "us-central1", f"{MACHINE}.acceleratorType"),
     ("a K80 on a machine type neither table names", gpu("n2-standard-8", "NVIDIA_TESLA_K80", 1), "us-central1", f"{MACHINE}.acceleratorType"),
+    # 16. Google's pipeline components (kubeflow/pipelines, v1/custom_job/utils.py): "`network` and
+    #     `psc_interface_config` field cannot be set at the same time." (a ValueError before any job is made).
+    ("a peered network and a PSC interface", container(network=PROJECT_NUMBER_NETWORK, pscInterfaceConfig={"networkAttachment": ATTACHMENT}), "us-central1", "pscInterfaceConfig"),
 ]
 
 ACCEPTED = [
@@ -140,6 +144,7 @@ ACCEPTED = [
     ("an experiment with its run", container(experiment=EXPERIMENT, experimentRun=EXPERIMENT + "-run-1"), "us-central1"),
     ("a TensorBoard", container(tensorboard=TENSORBOARD), "us-central1"),
     ("a network named by project number", container(network=PROJECT_NUMBER_NETWORK), "us-central1"),
+    ("a PSC interface without a peered network", container(pscInterfaceConfig={"networkAttachment": ATTACHMENT}), "us-central1"),
     ("GB200 on STANDARD", gpu("a4x-highgpu-4g", "NVIDIA_GB200", 4, "STANDARD"), "us-central1"),
     # 10. CustomJob.labels: "International characters are allowed", "no longer than 64 characters (Unicode codepoints)".
     ("a label key in another script", {**container(), "labels": {"équipe": "vision", "部署": "ビジョン"}}, "us-central1"),
@@ -315,3 +320,14 @@ def test_a_misspelt_accelerator_is_not_offered_a_deprecated_one(tmp_path):
     done = validate(tmp_path, gpu("n1-standard-8", "NVIDIA_TESLA_T5", 1), "us-central1")
     line = next(x for x in done.stderr.splitlines() if f"jobs.job.{MACHINE}.acceleratorType: " in x)
     assert "NVIDIA_TESLA_T4" in line and "NVIDIA_TESLA_K80" not in line, line
+
+
+def test_a_peered_network_and_a_psc_interface_are_refused_saying_to_pick_one(tmp_path, host, emulator, program_inputs):
+    job = container(network=PROJECT_NUMBER_NETWORK, pscInterfaceConfig={"networkAttachment": ATTACHMENT})
+    done = validate(tmp_path, job, "us-central1")
+    line = next(x for x in done.stderr.splitlines() if "jobs.job.pscInterfaceConfig: " in x)
+    checked = host.check(URN, {}, provider_inputs(program_inputs, job, "us-central1"))
+    reason = {f.property: f.reason for f in checked.failures}["jobSpec.pscInterfaceConfig"]
+    for said in (line, reason):
+        assert "network" in said and "not both" in said, said
+    assert sum(emulator.calls.values()) == 0

@@ -26,6 +26,7 @@ from . import (
     spot,
     tasks,
     tpu,
+    vpc_access,
     worker_pools,
 )
 from .known import Fail, Known
@@ -49,6 +50,7 @@ RULES = (
     spot.no_persistent_resource,
     references.references,
     references.experiment,
+    vpc_access.one_way_in,
     knobs.timeouts,
     knobs.quotas,
     resubmission.resubmission,
