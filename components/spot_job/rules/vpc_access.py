@@ -7,8 +7,10 @@ raise "`network` and `psc_interface_config` field cannot be set at the same
 time." before a job is built (commit fdb67cfe, "enforce mutual exclusivity
 between `network` and `psc_interface_config` in custom job spec"). VPC Network
 Peering (network, with its reservedIpRanges) and a Private Service Connect
-interface (pscInterfaceConfig) are the two ways custom_job.proto offers; the
-job is refused here, by its path, with the same reason.
+interface (pscInterfaceConfig) are the two ways custom_job.proto offers. No
+page of Google's says the API itself refuses both; Google's own client does,
+so this project does too, by the field's path, rather than submit a job
+Google's tooling never builds.
 https://cloud.google.com/vertex-ai/docs/general/vpc-peering
 https://cloud.google.com/vertex-ai/docs/training/psc-i-egress
 """
@@ -25,7 +27,7 @@ def one_way_in(k: Known, fail: Fail) -> None:
     if network is not None and psc is not None:
         fail(
             "jobSpec.pscInterfaceConfig",
-            f"is set together with network ({network}); Vertex AI takes VPC Network Peering (network) or a Private "
-            "Service Connect interface (pscInterfaceConfig), not both (Google's pipeline components refuse the "
-            "two together): remove one",
+            f"is set together with network ({network}); Google's own pipeline components refuse a custom job with "
+            "both (\"cannot be set at the same time\"): reach the VPC by peering (network) or by a Private Service "
+            "Connect interface (pscInterfaceConfig), not both; remove one",
         )
