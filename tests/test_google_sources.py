@@ -290,14 +290,16 @@ def deprecated_in_installed_protos(enum: type) -> list[str]:
 
 
 def test_the_installed_protos_deprecate_what_the_rules_refuse():
-    """A value Google deprecates in a later client shows up here, not as a job Vertex refuses."""
-    from google.cloud import aiplatform_v1
-
+    """Every Vertex enum the spec takes (test_schema's ENUM_PROTOS): a value Google deprecates in a later
+    client shows up here, not as a job Vertex refuses."""
     from components.spot_job.rules.accelerator_support import END_OF_SUPPORT
     from components.spot_job.rules.scheduling import DEPRECATED_STRATEGIES
+    from tests.test_schema import ENUM_PROTOS
 
-    assert sorted(deprecated_in_installed_protos(aiplatform_v1.AcceleratorType)) == sorted(END_OF_SUPPORT)
-    assert sorted(deprecated_in_installed_protos(aiplatform_v1.Scheduling.Strategy)) == sorted(DEPRECATED_STRATEGIES)
+    refused = {"AcceleratorType": set(END_OF_SUPPORT), "Scheduling.Strategy": set(DEPRECATED_STRATEGIES), "ReservationAffinity.Type": set()}
+    assert set(refused) == set(ENUM_PROTOS)
+    for name, enum in ENUM_PROTOS.items():
+        assert set(deprecated_in_installed_protos(enum)) == refused[name], name
 
 
 @pytest.mark.parametrize("machine_type", ["n1-standard-8", "a2-highgpu-1g", "n2-standard-8"])
