@@ -333,3 +333,14 @@ def test_a_peered_network_and_a_psc_interface_are_refused_saying_to_pick_one(tmp
     for said in (line, reason):
         assert "network" in said and "not both" in said, said
     assert sum(emulator.calls.values()) == 0
+
+
+def test_max_wait_duration_waits_for_a_strategy_a_preview_cannot_know():
+    """A strategy computed at deploy time is judged at `up`, once known; a known one at once."""
+    from components.spot_job import spec
+
+    unknown = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
+    inputs = provider_inputs(one_job_inputs(), container(scheduling={"strategy": unknown, "maxWaitDuration": "600s"}), "us-central1")
+    assert [f.path for f in spec.validate(inputs, unknown=unknown)] == []
+    inputs["jobSpec"]["scheduling"]["strategy"] = "SPOT"
+    assert [f.path for f in spec.validate(inputs, unknown=unknown)] == ["jobSpec.scheduling.maxWaitDuration"]
