@@ -48,8 +48,10 @@ def job_body(
         spec["serviceAccount"] = service_account
     output = spec.get("baseOutputDirectory")
     if not (output.get("outputUriPrefix") if isinstance(output, dict) else output):
-        # Stable across resubmissions, so AIP_CHECKPOINT_DIR survives them.
-        spec["baseOutputDirectory"] = {"outputUriPrefix": output_uri_prefix}
+        # Stable across resubmissions, so AIP_CHECKPOINT_DIR survives them. Any other key written
+        # there is kept beside it, so the shape check names it (`outputUri`, a misspelt prefix)
+        # instead of the team's default silently taking the place of what the user meant.
+        spec["baseOutputDirectory"] = {**(output if isinstance(output, dict) else {}), "outputUriPrefix": output_uri_prefix}
     if not isinstance(spec.get("workerPoolSpecs"), list):
         return body
     spec["workerPoolSpecs"] = pools = [dict(pool) if isinstance(pool, dict) else pool for pool in spec["workerPoolSpecs"]]

@@ -226,7 +226,6 @@ def _spec_advice(args, report_violation) -> None:
     (docs/rules.md, "The project's own choices"), so it lives here and not among the resource's rules."""
     try:
         spec = mapping(args.props.get("jobSpec"))
-        scheduling = mapping(spec.get("scheduling"))
     except UnknownValueError:
         return  # the whole spec is computed; it is checked when `up` knows it
     for path, env in _envs(spec):
@@ -238,13 +237,8 @@ def _spec_advice(args, report_violation) -> None:
                 )
             if isinstance(name, str):
                 seen.add(name)
+    # maxWaitDuration off FLEX_START is no longer advice: the resource's rules refuse it (rules/scheduling.py).
     try:
-        strategy = scheduling.get("strategy") or DEFAULT_STRATEGY
-        if scheduling.get("maxWaitDuration") and strategy != "FLEX_START":
-            report_violation(
-                f"jobSpec.scheduling.maxWaitDuration applies only to strategy FLEX_START (custom_job.proto); "
-                f"with {strategy} it is ignored: drop it"
-            )
         board, location = spec.get("tensorboard"), args.props.get("location")
     except UnknownValueError:
         return
@@ -317,9 +311,8 @@ POLICIES = [
     ResourceValidationPolicy(
         name="job-spec-advice",
         description=(
-            "What Vertex AI takes but a job most likely does not mean: an env variable set twice, "
-            "scheduling.maxWaitDuration on a strategy other than FLEX_START (ignored), a TensorBoard in another "
-            "region than the job. spot-training's own advice, no rule of Google's."
+            "What Vertex AI takes but a job most likely does not mean: an env variable set twice, a TensorBoard in "
+            "another region than the job. spot-training's own advice, no rule of Google's."
         ),
         validate=of_types((JOB,), _spec_advice),
         enforcement_level=EnforcementLevel.ADVISORY,

@@ -8,6 +8,7 @@ resubmits a job.
 
 from __future__ import annotations
 
+import difflib
 from typing import Any
 
 from components.spot_job.client.quota_pacing import DEFAULTS
@@ -30,7 +31,9 @@ def quotas(value: Any, failures: list[str]) -> dict[str, int] | None:
     ok = True
     for key, number in value.items():
         if key not in DEFAULTS:
-            failures.append(f"{KEY}.{key}: unknown key; the keys are {', '.join(DEFAULTS)}")
+            close = difflib.get_close_matches(str(key), list(DEFAULTS), n=1)
+            hint = f"did you mean {close[0]!r}?" if close else f"the keys are {', '.join(DEFAULTS)}"
+            failures.append(f"{KEY}.{key}: unknown key; {hint}")
             ok = False
         elif isinstance(number, bool) or not isinstance(number, int) or number < 1:
             failures.append(

@@ -6,8 +6,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 RULES = ROOT / "components" / "spot_job" / "rules"
 HELPERS = {"__init__.py", "known.py"}  # not rules: the list, the reader
-# A source file of a repository a module cites: the API's protos, the SDK, gcloud, xpk.
-REPOSITORY_PATH = re.compile(r"(?:google/cloud/aiplatform|lib/googlecloudsdk|src/xpk)/[\w/]+\.(?:proto|py)")
+# A source file of a repository a module cites: the API's protos, the SDK, gcloud, xpk, Google's pipeline components.
+REPOSITORY_PATH = re.compile(
+    r"(?:google/cloud/aiplatform|lib/googlecloudsdk|src/xpk|google_cloud_pipeline_components)/[\w/]+\.(?:proto|py)"
+)
 
 
 def test_every_rule_module_is_in_docs_rules_with_every_source_it_cites():

@@ -10,6 +10,7 @@ rules and their sources are listed in docs/rules.md.
 from __future__ import annotations
 
 import copy
+import re
 
 import pytest
 import yaml
@@ -29,6 +30,7 @@ PACKAGE = "gs://acme-ml-dev-staging/packages/trainer-0.1.0.tar.gz"
 PROJECT_NUMBER_NETWORK = "projects/123456789012/global/networks/training-vpc"
 EXPERIMENT = "projects/acme-ml-dev/locations/us-central1/metadataStores/default/contexts/resnet"
 TENSORBOARD = "projects/acme-ml-dev/locations/us-central1/tensorboards/123"
+ATTACHMENT = "projects/acme-ml-dev/regions/us-central1/networkAttachments/training"
 
 
 def container(machine: dict | None = None, **spec) -> dict:
@@ -101,6 +103,17 @@ REFUSED = [
     ("the deprecated LOW_COST", container(scheduling={"strategy": "LOW_COST"}), "us-central1", "scheduling.strategy"),
     # 9. CustomJobSpec.network: "Where {project} is a project number" (custom_job.proto).
     ("a network named by project id", container(network="projects/acme-ml-dev/global/networks/training-vpc"), "us-central1", "network"),
+    # 14. Google's pipeline components (kubeflow/pipelines, container/v1/custom_job/remote_runner.py): "max_wait_duration
+    #     is acceptable only when strategy is FLEX_START in CustomJob API", so they delete it for any other strategy.
+    ("maxWaitDuration on Spot", container(scheduling={"strategy": "SPOT", "maxWaitDuration": "3600s"}), "us-central1", "scheduling.maxWaitDuration"),
+    ("maxWaitDuration on STANDARD", container(scheduling={"strategy": "STANDARD", "maxWaitDuration": "3600s"}), "us-central1", "scheduling.maxWaitDuration"),
+    ("maxWaitDuration without a strategy (SPOT)", container(scheduling={"maxWaitDuration": "3600s"}), "us-central1", "scheduling.maxWaitDuration"),
+    # 15. AcceleratorType.NVIDIA_TESLA_K80 (accelerator_type.proto): "[deprecated = true]", "has reached end of support".
+    ("a K80 on an N1 machine", gpu("n1-standard-8", "NVIDIA_TESLA_K80", 1), "us-central1", f"{MACHINE}.acceleratorType"),
+    ("a K80 on a machine type neither table names", gpu("n2-standard-8", "NVIDIA_TESLA_K80", 1), "us-central1", f"{MACHINE}.acceleratorType"),
+    # 16. Google's pipeline components (kubeflow/pipelines, v1/custom_job/utils.py): "`network` and
+    #     `psc_interface_config` field cannot be set at the same time." (a ValueError before any job is made).
+    ("a peered network and a PSC interface", container(network=PROJECT_NUMBER_NETWORK, pscInterfaceConfig={"networkAttachment": ATTACHMENT}), "us-central1", "pscInterfaceConfig"),
 ]
 
 ACCEPTED = [
@@ -131,6 +144,7 @@ ACCEPTED = [
     ("an experiment with its run", container(experiment=EXPERIMENT, experimentRun=EXPERIMENT + "-run-1"), "us-central1"),
     ("a TensorBoard", container(tensorboard=TENSORBOARD), "us-central1"),
     ("a network named by project number", container(network=PROJECT_NUMBER_NETWORK), "us-central1"),
+    ("a PSC interface without a peered network", container(pscInterfaceConfig={"networkAttachment": ATTACHMENT}), "us-central1"),
     ("GB200 on STANDARD", gpu("a4x-highgpu-4g", "NVIDIA_GB200", 4, "STANDARD"), "us-central1"),
     # 10. CustomJob.labels: "International characters are allowed", "no longer than 64 characters (Unicode codepoints)".
     ("a label key in another script", {**container(), "labels": {"équipe": "vision", "部署": "ビジョン"}}, "us-central1"),
@@ -138,9 +152,11 @@ ACCEPTED = [
     # 11. gcloud's SUPPORTED_TRAINING_REGIONS (command_lib/ai/constants.py).
     ("a job in asia-south2", gpu("g4-standard-48", "NVIDIA_RTX_PRO_6000", 1), "asia-south2"),
     ("a job in europe-north2", container(), "europe-north2"),
-    # 13. No source says Vertex refuses these: left to Google (the pack's advisory job-spec-advice speaks of the last three).
+    # 13. No source says Vertex refuses these: left to Google (the pack's advisory job-spec-advice speaks of the last two).
     ("a timeout of 0s", container(scheduling={"timeout": "0s"}), "us-central1"),
-    ("maxWaitDuration on Spot", container(scheduling={"strategy": "SPOT", "maxWaitDuration": "3600s"}), "us-central1"),
+    # 14. maxWaitDuration where the API accepts it: with FLEX_START (its 0, "wait indefinitely", too).
+    ("maxWaitDuration on Flex-start", gpu("g2-standard-8", "NVIDIA_L4", 1, "FLEX_START") | {"scheduling": {"strategy": "FLEX_START", "maxWaitDuration": "3600s"}}, "us-central1"),
+    ("maxWaitDuration 0s on Flex-start", gpu("g2-standard-8", "NVIDIA_L4", 1, "FLEX_START") | {"scheduling": {"strategy": "FLEX_START", "maxWaitDuration": "0s"}}, "us-central1"),
     ("an env variable set twice", {"workerPoolSpecs": [{**with_env(1)["workerPoolSpecs"][0], "containerSpec": {"imageUri": IMAGE, "env": [{"name": "A", "value": "1"}, {"name": "A", "value": "2"}]}}]}, "us-central1"),
     ("a TensorBoard in another region", container(tensorboard="projects/acme-ml-dev/locations/europe-west4/tensorboards/1"), "us-central1"),
     # 12. NO_RESERVATION consumes no reservation, so Flex-start takes it.
@@ -250,3 +266,81 @@ def test_values_a_preview_cannot_know_are_left_to_up():
     }
     inputs["jobSpec"]["scheduling"] = {"strategy": "STANDARD"}
     assert [(f.path, f.reason) for f in spec.validate(inputs, unknown=unknown)] == []
+
+
+def test_max_wait_duration_off_flex_start_is_refused_saying_why(tmp_path, host, emulator, program_inputs):
+    """Both layers give the reason Google's own launcher acts on, and what to write instead."""
+    job = container(scheduling={"strategy": "STANDARD", "maxWaitDuration": "3600s"})
+    done = validate(tmp_path, job, "us-central1")
+    line = next(x for x in done.stderr.splitlines() if "jobs.job.scheduling.maxWaitDuration: " in x)
+    checked = host.check(URN, {}, provider_inputs(program_inputs, job, "us-central1"))
+    reason = {f.property: f.reason for f in checked.failures}["jobSpec.scheduling.maxWaitDuration"]
+    for said in (line, reason):
+        assert "only with strategy FLEX_START" in said and "STANDARD" in said and "remove" in said, said
+    assert sum(emulator.calls.values()) == 0
+
+
+def deprecated_in_installed_protos(enum: type) -> list[str]:
+    """The values the installed Vertex AI client's generated enum marks deprecated: its docstring, generated from
+    the proto's comments, says "Deprecated" first under each (the proto-plus descriptors drop the option itself)."""
+    doc = enum.__doc__ or ""
+    values = re.findall(r"^( +)([A-Z0-9_]+) \(\d+\):\n((?:\1    .*\n?)+)", doc, re.MULTILINE)
+    assert values, f"no values found in {enum.__name__}'s docstring"
+    return [name for _, name, text in values if text.strip().startswith("Deprecated")]
+
+
+def test_the_installed_protos_deprecate_what_the_rules_refuse():
+    """Every Vertex enum the spec takes (test_schema's ENUM_PROTOS): a value Google deprecates in a later
+    client shows up here, not as a job Vertex refuses."""
+    from components.spot_job.rules.accelerator_support import END_OF_SUPPORT
+    from components.spot_job.rules.scheduling import DEPRECATED_STRATEGIES
+    from tests.test_schema import ENUM_PROTOS
+
+    refused = {"AcceleratorType": set(END_OF_SUPPORT), "Scheduling.Strategy": set(DEPRECATED_STRATEGIES), "ReservationAffinity.Type": set()}
+    assert set(refused) == set(ENUM_PROTOS)
+    for name, enum in ENUM_PROTOS.items():
+        assert set(deprecated_in_installed_protos(enum)) == refused[name], name
+
+
+@pytest.mark.parametrize("machine_type", ["n1-standard-8", "a2-highgpu-1g", "n2-standard-8"])
+def test_a_k80_is_refused_as_past_its_end_of_support(tmp_path, host, emulator, program_inputs, machine_type):
+    """The reason is the proto's (end of support), not that the GPU comes with a machine type of its own."""
+    job = gpu(machine_type, "NVIDIA_TESLA_K80", 1)
+    done = validate(tmp_path, job, "us-central1")
+    lines = [x for x in done.stderr.splitlines() if f"jobs.job.{MACHINE}.acceleratorType: " in x]
+    checked = host.check(URN, {}, provider_inputs(program_inputs, job, "us-central1"))
+    reasons = [f.reason for f in checked.failures if f.property == f"jobSpec.{MACHINE}.acceleratorType"]
+    assert len(lines) == 1 and len(reasons) == 1, (done.stderr, list(checked.failures))
+    for said in (lines[0], reasons[0]):
+        assert "end of support" in said and "https://cloud.google.com/compute/docs/eol/k80-eol" in said, said
+        assert "own machine type" not in said and "carries" not in said, said
+    assert sum(emulator.calls.values()) == 0
+
+
+def test_a_misspelt_accelerator_is_not_offered_a_deprecated_one(tmp_path):
+    """The values the error lists are ones a job may use: not K80, past its end of support."""
+    done = validate(tmp_path, gpu("n1-standard-8", "NVIDIA_TESLA_T5", 1), "us-central1")
+    line = next(x for x in done.stderr.splitlines() if f"jobs.job.{MACHINE}.acceleratorType: " in x)
+    assert "NVIDIA_TESLA_T4" in line and "NVIDIA_TESLA_K80" not in line, line
+
+
+def test_a_peered_network_and_a_psc_interface_are_refused_saying_to_pick_one(tmp_path, host, emulator, program_inputs):
+    job = container(network=PROJECT_NUMBER_NETWORK, pscInterfaceConfig={"networkAttachment": ATTACHMENT})
+    done = validate(tmp_path, job, "us-central1")
+    line = next(x for x in done.stderr.splitlines() if "jobs.job.pscInterfaceConfig: " in x)
+    checked = host.check(URN, {}, provider_inputs(program_inputs, job, "us-central1"))
+    reason = {f.property: f.reason for f in checked.failures}["jobSpec.pscInterfaceConfig"]
+    for said in (line, reason):
+        assert "network" in said and "not both" in said, said
+    assert sum(emulator.calls.values()) == 0
+
+
+def test_max_wait_duration_waits_for_a_strategy_a_preview_cannot_know():
+    """A strategy computed at deploy time is judged at `up`, once known; a known one at once."""
+    from components.spot_job.model import spec
+
+    unknown = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
+    inputs = provider_inputs(one_job_inputs(), container(scheduling={"strategy": unknown, "maxWaitDuration": "600s"}), "us-central1")
+    assert [f.path for f in spec.validate(inputs, unknown=unknown)] == []
+    inputs["jobSpec"]["scheduling"]["strategy"] = "SPOT"
+    assert [f.path for f in spec.validate(inputs, unknown=unknown)] == ["jobSpec.scheduling.maxWaitDuration"]

@@ -177,7 +177,6 @@ VIOLATIONS = [
     ("job-env-no-credentials", JOB, changed(JOB, with_env(("MODEL", HF_TOKEN))), "env[0] (MODEL) holds what looks like a Hugging Face token"),
     # What the resource's rules no longer refuse, no source saying Vertex does (issue 23.13): advice here.
     ("job-spec-advice", JOB, changed(JOB, with_env(("LOG_LEVEL", "info"), ("LOG_LEVEL", "debug"))), "jobSpec.workerPoolSpecs[0].containerSpec.env[1] sets LOG_LEVEL a second time"),
-    ("job-spec-advice", JOB, changed(JOB, lambda p: p["jobSpec"]["scheduling"].update(maxWaitDuration="3600s")), "jobSpec.scheduling.maxWaitDuration applies only to strategy FLEX_START"),
     ("job-spec-advice", JOB, changed(JOB, lambda p: p["jobSpec"].update(tensorboard="projects/acme-ml-dev/locations/europe-west4/tensorboards/1")), "jobSpec.tensorboard is in europe-west4, the job in us-central1"),
 ]
 

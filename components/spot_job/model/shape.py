@@ -10,6 +10,7 @@ from typing import Any
 
 from components.spot_job.model import schema
 from components.spot_job.model.values import as_int, is_duration
+from components.spot_job.rules.accelerator_support import END_OF_SUPPORT
 from components.spot_job.rules.scheduling import DEPRECATED_STRATEGIES
 
 
@@ -29,7 +30,7 @@ class ShapeCheck:
                 for i, item in enumerate(value):
                     self.walk(item, inner, f"{path}[{i}]")
             elif value not in schema.ENUMS[inner]:
-                allowed = ", ".join(v for v in schema.ENUMS[inner] if v not in DEPRECATED_STRATEGIES)
+                allowed = ", ".join(v for v in schema.ENUMS[inner] if v not in DEPRECATED_STRATEGIES and v not in END_OF_SUPPORT)
                 self.fail(path, f"unknown value {value!r}; expected one of {allowed}")
         elif kind == schema.STRING:
             if not isinstance(value, str):

@@ -8,6 +8,7 @@ shape check, to the inputs as Vertex reads them (empty values dropped).
 from __future__ import annotations
 
 from components.spot_job.rules import (
+    accelerator_support,
     accelerators,
     disks,
     display_name,
@@ -25,6 +26,7 @@ from components.spot_job.rules import (
     spot,
     tasks,
     tpu,
+    vpc_access,
     worker_pools,
 )
 from components.spot_job.rules.known import Fail, Known
@@ -38,14 +40,17 @@ RULES = (
     worker_pools.zero_replicas,
     disks.disks,
     tasks.tasks,
+    accelerator_support.end_of_support,
     accelerators.accelerators,
     tpu.topology,
     tpu.no_pod_on_spot,
     region_offers.offered_in_location,
     scheduling.scheduling,
+    scheduling.max_wait_duration,
     spot.no_persistent_resource,
     references.references,
     references.experiment,
+    vpc_access.one_way_in,
     knobs.timeouts,
     knobs.quotas,
     resubmission.resubmission,

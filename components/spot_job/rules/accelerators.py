@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from components.spot_job.rules import gpu_machines
+from components.spot_job.rules import accelerator_support, gpu_machines
 from components.spot_job.rules.known import Fail, Known
 
 
@@ -44,6 +44,8 @@ def _carried(k: Known, machine: dict[str, Any], path: str, fail: Fail) -> None:
     count = k.number(machine, "acceleratorCount")
     if machine_type is None or accelerator is None or count is None or accelerator.startswith("TPU_"):
         return  # unknown in a preview, no GPU, or a TPU (tpu.py)
+    if accelerator_support.ended(accelerator):
+        return  # past its end of support, whatever the machine: accelerator_support.py says so
     attached = gpu_machines.ATTACHED.get(machine_type)
     if attached is not None:
         takes = f"{machine_type} carries {attached.count} {attached.accelerator_type}"

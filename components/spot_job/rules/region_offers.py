@@ -19,8 +19,9 @@ https://docs.cloud.google.com/gemini-enterprise-agent-platform/machine-learning/
 
 Unknown is never refused: a region the table has no word on (one allowed with
 `spot-training:extraRegions`), an accelerator type it never names
-(NVIDIA_TESLA_K80, TPU_V4_POD), a machine type it does not know, and any value
-a preview cannot know yet are all left to Google to judge.
+(TPU_V4_POD; NVIDIA_TESLA_K80, past its end of support, is refused by
+accelerator_support.py), a machine type it does not know, and any value a
+preview cannot know yet are all left to Google to judge.
 
 `region_problems` answers for any region, not only the job's own, so a rule
 that moves a job to another region (a resubmission rung's `location`) can ask

@@ -10,9 +10,20 @@ LOW_COST ("making potential use of spot resources") mixes Spot and on-demand
 capacity in a way no source describes. The error names the current value.
 https://cloud.google.com/vertex-ai/docs/reference/rest/v1/CustomJobSpec#scheduling
 
-Not refused here, no source saying Vertex refuses them: a timeout of 0s (left
-to Google), and maxWaitDuration with a strategy other than FLEX_START (ignored
-by Vertex; the policy pack's advisory job-spec-advice says so).
+maxWaitDuration with any strategy but FLEX_START is refused: Google's pipeline
+components for Vertex, kubeflow/pipelines
+components/google-cloud/google_cloud_pipeline_components/container/v1/custom_job/remote_runner.py
+(7b70c7b95f6832772efd6fd0029a4024491a0f44, create_custom_job_with_client),
+say "max_wait_duration is acceptable only when strategy is FLEX_START in
+CustomJob API" and delete the field before CreateCustomJob for any other
+strategy. spot-training submits what the spec says, so it refuses the field
+instead of dropping it silently: the user learns it from `validate` or the
+preview, not from the API's refusal of a submission. An unset strategy is SPOT here (the default), so
+the field alone is refused too. custom_job.proto's Scheduling.max_wait_duration
+agrees ("if the scheduling strategy is set to [Strategy.DWS_FLEX_START]").
+
+Not refused, no source saying Vertex refuses it: a timeout of 0s (left to
+Google).
 """
 
 from __future__ import annotations
@@ -31,3 +42,15 @@ def scheduling(k: Known, fail: Fail) -> None:
     strategy = k.text(values, "strategy")
     if strategy in DEPRECATED_STRATEGIES:
         fail("jobSpec.scheduling.strategy", f"{strategy} {DEPRECATED_STRATEGIES[strategy]}")
+
+
+def max_wait_duration(k: Known, fail: Fail) -> None:
+    values = k.get(k.spec(), "scheduling", dict) or {}
+    strategy = k.strategy()
+    if k.has(values, "maxWaitDuration") and strategy is not None and strategy != "FLEX_START":
+        fail(
+            "jobSpec.scheduling.maxWaitDuration",
+            f"Vertex AI takes maxWaitDuration only with strategy FLEX_START (Google's pipeline components remove it "
+            f"for any other strategy before submitting), and this job's strategy is {strategy}: remove "
+            "maxWaitDuration, or use strategy FLEX_START",
+        )
