@@ -67,7 +67,8 @@ from bench import sdk
 from bench.emulated import CRUD_PER_MINUTE, SUBMISSIONS_PER_MINUTE, program_inputs, scoped, table
 from components.spot_job import provider as provider_module
 from components.spot_job.client import job_service, quota_pacing
-from components.spot_job.model import spec
+from components.spot_job.model import request, spec
+from components.spot_job.model.job_inputs import JobInputs
 from components.spot_job.provider import SpotTrainingJobProvider
 from tests.emulator import JobServiceEmulator
 
@@ -147,7 +148,7 @@ def refresh(inputs: dict, n: int, scale: float, paced: bool = True) -> dict:
             states = []
             for i in range(n):
                 props = scoped(inputs, f"spot-training/dev/job-{i}")
-                parent, _, body = spec.submission(props)
+                parent, _, body = request.create_request(JobInputs.of(props))
                 name = f"{parent}/customJobs/{10**18 + i}"
                 emu.restore({**body, "name": name, "state": "JOB_STATE_RUNNING", "createTime": "2026-01-01T00:00:00Z"})
                 states.append((name, {**props, "quotas": quotas, "jobName": name}))
@@ -171,7 +172,7 @@ def refresh(inputs: dict, n: int, scale: float, paced: bool = True) -> dict:
 
 def baseline(inputs: dict, n: int, scale: float) -> dict:
     """The SDK's submit() of the same jobs under the same quota."""
-    args = [sdk.job_args(spec.submission(scoped(inputs, f"spot-training/dev/job-{i}"))[2]) for i in range(n)]
+    args = [sdk.job_args(request.create_request(JobInputs.of(scoped(inputs, f"spot-training/dev/job-{i}")))[2]) for i in range(n)]
     with JobServiceEmulator() as emu:
         sdk.point_at(emu.address)
         emu.submission_quota(SUBMISSIONS_PER_MINUTE, time_scale=scale)

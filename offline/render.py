@@ -79,13 +79,16 @@ def render(stack: str) -> list[RenderedJob]:
     subprocess, the SDK's registration threads), so that order changes from
     run to run.
     """
-    from components.spot_job.model import spec  # after the mocks exist: it is the program's own module
+    from components.spot_job.model import (
+        request,
+        spec,  # after the mocks exist: it is the program's own module
+    )
     from components.spot_job.model.job_inputs import JobInputs
 
     jobs, mocks = provider_inputs(stack)
     rendered = []
     for (team, job), inputs in sorted(jobs.items()):
-        parent, _, body = spec.submission(JobInputs.of(inputs))
+        parent, _, body = request.create_request(JobInputs.of(inputs))
         knobs = {k: inputs[k] for k in (*spec.TRIGGER_FIELDS, *spec.KNOB_FIELDS) if inputs.get(k) is not None}
         rendered.append(
             RenderedJob(team, job, parent, body, inputs.get("secretPaths") or [], frozenset(mocks.pinned), knobs)

@@ -28,14 +28,12 @@ from pulumi.runtime import rpc
 from components.spot_job import host, reporting
 from components.spot_job.decision import resubmission_policy, verdict
 from components.spot_job.model import progress, redaction, spec
-from components.spot_job.model.errors import UserError, reported_cleanly
+from components.spot_job.model.errors import reported_cleanly
 from components.spot_job.model.job_inputs import JobInputs
-from components.spot_job.model.job_name import JobName
 from components.spot_job.model.job_state import JobState
-from components.spot_job.protocol import adoption
 
 if TYPE_CHECKING:
-    from components.spot_job.protocol import submission
+    pass
 
 log = logging.getLogger("spot-training")
 log.addFilter(redaction.ScrubFilter())  # no secret value in any line the host writes
@@ -80,13 +78,15 @@ class SpotTrainingJobProvider(ResourceProvider):
         job = JobInputs.of(props)
         _report_to_stderr()
         if job.adopt:  # a job started outside the stack: adopted once it matches the spec, never submitted
-            adopted = _adopted(job.adopt, job)
+            from components.spot_job.protocol import adoption
+
+            adopted = adoption.adopt(job)
             return CreateResult(str(adopted.job), adopted.outputs(props))
-        from components.spot_job.protocol import submission
+        from components.spot_job.protocol import submission, waiting
 
         place = resubmission_policy.placement_after(0, job)
         done = submission.submit(job, 1, place)
-        state = _followed(job, done, place, attempt=1, history=())
+        state = waiting.followed(job, done, place, attempt=1, history=())
         return CreateResult(str(state.job), state.outputs(props))
 
     @reported_cleanly
@@ -120,14 +120,14 @@ class SpotTrainingJobProvider(ResourceProvider):
             return UpdateResult(outs)
         spec.require_valid(news)
         _report_to_stderr()
-        from components.spot_job.protocol import submission
+        from components.spot_job.protocol import submission, waiting
 
         log.warning("%s; submitting it, output kept in %s", decided.reason, new.output_dir or "no baseOutputDirectory")
         place = resubmission_policy.Placement(due.strategy, due.location, due.kms_key_name)
         # An attempt of this job may already be where the old ladder and the history sent the others.
         seen = old.locations(tuple(ran.location for ran in state.all_jobs))
         done = submission.submit(new, due.attempt, place, seen)
-        followed = _followed(new, done, place, attempt=due.attempt, history=(*state.history, state.ended_attempt()))
+        followed = waiting.followed(new, done, place, attempt=due.attempt, history=(*state.history, state.ended_attempt()))
         return UpdateResult(followed.outputs(news))
 
     @reported_cleanly
@@ -160,32 +160,6 @@ class SpotTrainingJobProvider(ResourceProvider):
             job_service.JobService(past.location, job.quotas).delete(str(past), planned.timeout)
 
 
-def _adopted(id_: str, inputs: JobInputs) -> JobState:
-    """The state of the job `id_` (its full name), started outside the stack, once it is checked against
-    the resource's spec: only when they agree (adoption.py); else an error naming each differing path."""
-    from components.spot_job.client import job_service
-
-    label = inputs.label or id_
-    try:
-        name = JobName.parse(id_)
-    except ValueError as error:
-        raise UserError(f"{label}: cannot adopt (adopt, the job entry's import): {error}") from None
-    job = job_service.JobService(name.location, inputs.quotas).get(str(name))
-    if job is None:
-        raise UserError(f"{label}: cannot adopt {name}: no such job in Vertex AI (deleted, or another project or region)")
-    found = adoption.differences(inputs, job)
-    if found:
-        raise UserError(
-            f"{label}: cannot adopt {name}: it is not the job its spec declares. Where they differ:\n  "
-            + "\n  ".join(found)
-            + "\nMake the spec match the job to adopt it, or drop `import` (`adopt`) to submit the spec as a new job."
-        )
-    _report_to_stderr()
-    log.info("%s: adopted %s (%s), started outside the stack, without submitting it", label, name, job.get("state"))
-    strategy = ((job.get("jobSpec") or {}).get("scheduling") or {}).get("strategy")
-    return JobState.observed(job, key=inputs.submission_key(1), strategy=strategy, attempt=1, history=(), home=inputs.location)
-
-
 def _marked(value: Any) -> Any:
     """`value` with each unknown the host hands over (a `pulumi.output.Unknown`: it deserializes
     Check's and Diff's props keeping unknowns) written as the one marker the pure modules compare
@@ -205,26 +179,6 @@ def _import_vertex() -> None:
             importlib.import_module(f"{__package__}.{module}")
     except Exception:  # noqa: BLE001 - the method that needs it imports it again and reports the error
         pass
-
-
-def _followed(
-    inputs: JobInputs,
-    done: submission.Submitted,
-    place: resubmission_policy.Placement,
-    *,
-    attempt: int,
-    history: tuple[dict[str, Any], ...],
-) -> JobState:
-    """The submitted attempt's state once `waitFor` is met (or as last seen), polled in its own region:
-    an attempt adopted from an interrupted `up` may be in another region of the ladder."""
-    from components.spot_job.client import job_service
-    from components.spot_job.protocol import waiting
-
-    service = job_service.JobService(JobName.parse(done.job["name"]).location, inputs.quotas)
-    job = waiting.follow(service, done.job, inputs)
-    # As placed, or, for an attempt adopted from an `up` under another ladder, as it was placed then.
-    strategy = ((job.get("jobSpec") or {}).get("scheduling") or {}).get("strategy") or place.strategy
-    return JobState.observed(job, key=done.key, strategy=strategy, attempt=attempt, history=history, home=inputs.location)
 
 
 def _report_to_stderr() -> None:

@@ -22,7 +22,7 @@ from google.api_core import retry as retries
 from google.protobuf import json_format
 
 from components.spot_job.client import gapic_import, quota_pacing
-from components.spot_job.model import states, submission_labels
+from components.spot_job.model import states
 
 if TYPE_CHECKING:  # the real classes, for the annotations; at run time they come through gapic_import
     from google.cloud.aiplatform_v1 import CustomJob, JobServiceClient
@@ -217,19 +217,18 @@ class JobService:
 
     def __init__(self, location: str, quotas: Mapping[str, Any] | None = None) -> None:
         self._endpoint = endpoint(location)
+        self._client = shared_client(location)
         # Every call waits for a slot of the region's quota first (client/quota_pacing.py); `quotas`
         # is the job input of that name, for projects whose quotas were raised.
         self._pacer = quota_pacing.for_location(location, quotas)
-        self._client = shared_client(location)
 
-    def jobs_of(self, parent: str, scope: str, display_name: str, key: str | None = None) -> list[dict[str, Any]]:
-        """Every job the resource with submission scope `scope` submitted in `parent`
-        (and, for jobs v1 labelled without a resource label, those with its display
-        name): one ListCustomJobs call, more only past a page of 100. Given `key`, only
-        the jobs that carry the key or the resource's label (`labels.may_pick`) are converted
-        to dicts: other resources' jobs of the same display name are skipped unread."""
-        pick = None if key is None else (lambda job: submission_labels.may_pick({"labels": job.labels}, scope, key))
-        return self._list("list the resource's jobs", parent, submission_labels.lookup_filter(scope, display_name), pick)
+    def jobs_of(
+        self, parent: str, filter_: str, pick: Callable[[Mapping[str, str]], bool] | None = None
+    ) -> list[dict[str, Any]]:
+        """Every job of a resource in `parent`, as the protocol's `filter_` finds them: one
+        ListCustomJobs call, more only past a page of 100. Given `pick`, only the jobs whose labels
+        it accepts are converted to dicts: other resources' jobs the filter matches are skipped unread."""
+        return self._list("list the resource's jobs", parent, filter_, None if pick is None else (lambda job: pick(job.labels)))
 
     def labelled(self, parent: str, label: str, value: str) -> list[dict[str, Any]]:
         """Every job in `parent` whose label `label` is `value` (checked here too, not

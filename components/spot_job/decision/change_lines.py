@@ -29,7 +29,7 @@ def describe(old: JobInputs, new: JobInputs) -> list[str]:
     the job's `secretPaths` only says that it changed, and no line quotes it.
     """
     unknown = None if new.unknown is NOT_GIVEN else new.unknown
-    secret_paths, secrets = redaction.paths(old.props, new.props), redaction.values(old.props, new.props)
+    secret_paths, secrets = (*old.secret_paths, *new.secret_paths), redaction.values(old.props, new.props)
     lines = [
         f"{path}: {redaction.PLACEHOLDER} (changed)"
         if any(property_paths.is_within(path, secret) for secret in secret_paths)

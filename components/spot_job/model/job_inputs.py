@@ -21,8 +21,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from components.spot_job.model import defaults, progress, spec, values
+from components.spot_job.model import defaults, progress, redaction, spec, values
 from components.spot_job.model.defaults import OnDelete, ReplaceOrder, WaitFor, Word
+from components.spot_job.model.submission_key import submission_key_of
 
 NOT_GIVEN: Any = object()  # `unknown` when every value is known (outside a preview)
 
@@ -83,9 +84,14 @@ class JobInputs:
     quotas: Mapping[str, Any] | None
     mirrors: tuple[Mirror, ...]
     policy: Policy
+    secret_paths: tuple[str, ...]  # the paths its `secretPaths` declares: values never shown
     knobs: Mapping[str, Any]  # each KNOB_FIELDS value as given: what `diff` compares
     triggers: Mapping[str, Any]  # each TRIGGER_FIELDS value as given (`rerun`)
     flex_start_fits: bool  # whether the spec may run on FLEX_START (a fallback rung's `auto`)
+    # The regions a job of this resource may be in, each once: its own location first, then each
+    # region its ladder names, in ladder order. Where its attempts ran (its state says) may add
+    # more: a ladder since changed may have moved one elsewhere (`locations`).
+    regions: tuple[str, ...]
     unknown: Any = NOT_GIVEN  # the marker of a value a preview does not know yet, as read
 
     @classmethod
@@ -112,23 +118,28 @@ class JobInputs:
             quotas=props.get("quotas") if isinstance(props.get("quotas"), Mapping) else None,
             mirrors=tuple(_mirrors(props.get("imageMirrors"))),
             policy=policy,
+            secret_paths=tuple(redaction.paths(props)),
             knobs={key: props.get(key) for key in spec.KNOB_FIELDS},
             triggers={key: props.get(key) for key in spec.TRIGGER_FIELDS},
             flex_start_fits=any(r.strategy == "auto" for r in policy.fallback) and _flex_start_fits(props),
+            regions=_regions(_text(props.get("location")), policy.fallback),
             unknown=unknown,
         )
 
     def submission_key(self, attempt: int = 1) -> str:
         """The label value of the `attempt`-th submission (spec.submission_key, from the definition read once)."""
-        return spec.key_of(self.props.get("submissionScope", ""), self.definition, self.triggers.get("rerun"), attempt)
+        return submission_key_of(self.props.get("submissionScope", ""), self.definition, self.triggers.get("rerun"), attempt)
 
     def locations(self, ran_in: tuple[str, ...] = ()) -> tuple[str, ...]:
-        """The regions a job of this resource may be in, each once: its own location first, then each
-        region its ladder names, in ladder order, then `ran_in` (where its attempts ran, as its state
-        says: a ladder since changed may have moved one elsewhere). The one answer to "where may a job
-        of this resource be", for the protocol, the provider, the CLI and the sweep."""
-        found = (self.location, *(r.location for r in self.policy.fallback if r.location), *ran_in)
-        return tuple(loc for loc in dict.fromkeys(found) if loc)
+        """`regions`, then `ran_in` (where its attempts ran, as its state says), each once. The one
+        answer to "where may a job of this resource be", for the protocol, the provider, the CLI and
+        the sweep."""
+        return tuple(dict.fromkeys((*self.regions, *(loc for loc in ran_in if loc))))
+
+
+def _regions(home: str, fallback: tuple[Rung, ...]) -> tuple[str, ...]:
+    found = (home, *(r.location for r in fallback if r.location))
+    return tuple(loc for loc in dict.fromkeys(found) if loc)
 
 
 def _policy(value: Any, unknown: Any) -> Policy:

@@ -10,22 +10,18 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from components.spot_job import rules
 from components.spot_job.model import schema
 from components.spot_job.model import submission_labels as own_labels
 from components.spot_job.model.defaults import DEFAULT_REPLICA_COUNT, DEFAULT_STRATEGY
 from components.spot_job.model.errors import UserError
-from components.spot_job.model.job_name import parent_of
 from components.spot_job.model.shape import ShapeCheck, join
+from components.spot_job.model.submission_key import submission_key_of
 from components.spot_job.model.values import DURATION, as_int
 from components.spot_job.rules.known import Known
-
-if TYPE_CHECKING:
-    from components.spot_job.model.job_inputs import JobInputs, Mirror
 
 # Inputs that define the job. Vertex cannot change a submitted CustomJob, so a
 # change to any of them is a replacement: the job is resubmitted.
@@ -97,13 +93,14 @@ def validate(inputs: dict[str, Any], unknown: Any = _NO_UNKNOWN) -> list[Failure
         return unknown is not _NO_UNKNOWN and isinstance(value, str) and value == unknown
 
     inputs = as_lists(inputs, unknown=unknown)
-    ShapeCheck(is_unknown, fail).walk(inputs, schema.RESOURCE, "")
     # The rules see what Vertex sees: an empty value is no value (proto3 has
     # no presence for "", [], {} or false, and the API reads them as unset), so
     # `serviceAccount: ""` or `encryptionSpec: {kmsKeyName: ""}`, as pipeline
     # components send unset options, is valid and means the default.
     # https://protobuf.dev/programming-guides/proto3/#default
-    rules.apply(Known(_without_empty(inputs), is_unknown), fail)
+    as_vertex_reads_it = _without_empty(inputs)
+    ShapeCheck(is_unknown, fail).walk(inputs, schema.RESOURCE, "")
+    rules.apply(Known(as_vertex_reads_it, is_unknown), fail)
     return failures
 
 
@@ -176,47 +173,6 @@ def request_body(inputs: dict[str, Any]) -> dict[str, Any]:
     return body
 
 
-def submission(
-    job: JobInputs,
-    attempt: int = 1,
-    strategy: str | None = None,
-    location: str | None = None,
-    kms_key_name: str | None = None,
-) -> tuple[str, str, dict[str, Any]]:
-    """(parent, submission key, body) of the CreateCustomJob request for the
-    `attempt`-th submission of the job, on `strategy` if it differs from
-    the spec's own, and in `location` with `kms_key_name` if a fallback rung
-    moved it there (resubmission.placement_after). The body carries the
-    submission label: it is exactly what the provider submits, and what the
-    offline render prints. The key is the job's wherever it runs: derived from
-    the inputs (their own location), never from the placement."""
-    key = job.submission_key(attempt)
-    body: dict[str, Any] = json.loads(json.dumps(job.definition))  # a copy: the definition is shared
-    body.pop("project", None)
-    body.pop("location", None)
-    body["labels"] = {**body.get("labels", {}), **own_labels.for_submission(job.scope, key, job.on_delete)}
-    if strategy is not None:
-        body["jobSpec"]["scheduling"]["strategy"] = strategy
-    if location is not None and location != job.location:
-        if kms_key_name:
-            body["encryptionSpec"] = {"kmsKeyName": kms_key_name}
-        # The rules refuse a move of a job with CMEK and no key for the rung's region.
-        _pull_images_in(location, body, job.mirrors)
-    return parent_of(job.project, location or job.location), key, body
-
-
-def _pull_images_in(location: str, body: dict[str, Any], mirrors: tuple[Mirror, ...]) -> None:
-    """Each image URI of the body that a mirror in `location` serves, rewritten to pull from there."""
-    for mirror in mirrors:
-        if mirror.location != location:
-            continue
-        for pool in body["jobSpec"].get("workerPoolSpecs") or []:
-            for task, field in IMAGE_FIELDS:
-                uri = (pool.get(task) or {}).get(field)
-                if isinstance(uri, str) and uri.startswith(mirror.source):
-                    pool[task][field] = mirror.target + uri[len(mirror.source):]
-
-
 def spec_hash(inputs: dict[str, Any]) -> str:
     return hashlib.sha256(_stable_json(job_definition(inputs)).encode()).hexdigest()
 
@@ -232,13 +188,7 @@ def submission_key(inputs: dict[str, Any], attempt: int = 1) -> str:
     trigger and the attempt number are in it too, so a rerun or a resubmission
     after a preemption is a new submission, and its retry still finds its own.
     """
-    return key_of(inputs.get("submissionScope", ""), job_definition(inputs), inputs.get("rerun"), attempt)
-
-
-def key_of(scope: Any, definition: Mapping[str, Any], rerun: Any, attempt: int) -> str:
-    """submission_key from its parts: the derivation is pinned by every job's labels (tests/upgrades/)."""
-    material = _stable_json({"scope": scope, "job": definition, "rerun": rerun, "attempt": attempt})
-    return hashlib.sha256(material.encode()).hexdigest()[:32]
+    return submission_key_of(inputs.get("submissionScope", ""), job_definition(inputs), inputs.get("rerun"), attempt)
 
 
 # --- canonical form --------------------------------------------------------

@@ -67,7 +67,7 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -75,7 +75,7 @@ from google.api_core import exceptions
 
 from components.spot_job.client import job_service
 from components.spot_job.decision import resubmission_policy
-from components.spot_job.model import spec, states, submission_labels
+from components.spot_job.model import request, states, submission_labels
 from components.spot_job.model.defaults import OnDelete, ReplaceOrder
 from components.spot_job.model.job_inputs import JobInputs
 from components.spot_job.model.job_name import JobName, parent_of
@@ -133,9 +133,9 @@ def submit(
 ) -> Submitted:
     """Submits (or adopts) the `attempt`-th job of `job` where `place` says; `search`: regions where an
     earlier attempt ran (the history), looked in as well as the old and new ladders' regions."""
-    parent, key, body = spec.submission(job, attempt, place.strategy, place.location, place.kms_key_name)
+    parent, key, body = request.create_request(job, attempt, place.strategy, place.location, place.kms_key_name)
     lookup = _Lookup(job, key, body.get("displayName") or "")
-    regions = list(dict.fromkeys([place.location, *job.locations(tuple(search))]))
+    regions = list(dict.fromkeys([place.location, *job.regions, *search]))
     found = [seen for region in regions if region for seen in lookup.jobs(region)]
     copies = oldest_first(seen for seen in found if lookup.is_copy(seen))
     if copies:
@@ -231,13 +231,18 @@ class _Lookup:
         self.quotas = job.quotas
         self.label = job.label or display_name
         self.spares_other_keys = job.on_delete is OnDelete.KEEP or job.replace_order is ReplaceOrder.SUBMIT_FIRST
+        self.filter = submission_labels.lookup_filter(self.scope, display_name)
 
     def jobs(self, location: str, only_key: bool = True) -> list[dict[str, Any]]:
         """The resource's jobs in `location`; with `only_key`, jobs of other resources that share its
         display name are skipped unread unless they carry the key."""
         service = job_service.JobService(location, self.quotas)
         parent = parent_of(self.project, location)
-        return service.jobs_of(parent, self.scope, self.display_name, self.key if only_key else None)
+        return service.jobs_of(parent, self.filter, self._worth_reading if only_key else None)
+
+    def _worth_reading(self, labels: Mapping[str, str]) -> bool:
+        """Whether a listed job carries the key or belongs to the resource (submission_labels.may_pick)."""
+        return submission_labels.may_pick({"labels": labels}, self.scope, self.key)
 
     def is_copy(self, job: dict[str, Any]) -> bool:
         """An active job of this attempt: one to adopt, or to cancel as a second copy."""

@@ -19,11 +19,14 @@ from collections.abc import Callable
 from typing import Any
 
 from components.spot_job.client.job_service import JobService
+from components.spot_job.decision.resubmission_policy import Placement
 from components.spot_job.model import states
 from components.spot_job.model.defaults import WaitFor
 from components.spot_job.model.job_inputs import JobInputs
 from components.spot_job.model.job_name import JobName
+from components.spot_job.model.job_state import JobState
 from components.spot_job.protocol import blocking
+from components.spot_job.protocol.submission import Submitted
 
 log = logging.getLogger("spot-training")
 
@@ -33,11 +36,11 @@ _DONE: dict[str, Callable[[dict[str, Any]], bool]] = {
 }
 
 
-def follow(service: JobService, job: dict[str, Any], inputs: JobInputs) -> dict[str, Any]:
-    """The job once it reached what `waitFor` asks for, or as last seen when the wait ended."""
+def follow(service: JobService, job: dict[str, Any], name: JobName, inputs: JobInputs) -> dict[str, Any]:
+    """The job (`name`) once it reached what `waitFor` asks for, or as last seen when the wait ended."""
     target = inputs.wait_for
-    label = inputs.label or job["name"]
-    url = JobName.parse(job["name"]).console_url
+    label = inputs.label or str(name)
+    url = name.console_url
     if target is WaitFor.NONE or _DONE[target](job):
         return job
     timeout = inputs.wait_timeout
@@ -49,9 +52,12 @@ def follow(service: JobService, job: dict[str, Any], inputs: JobInputs) -> dict[
                 label, target, blocking.MAX_BLOCKING_CALLS, url,
             )
             return job
-        last, reached = service.watch(job["name"], _DONE[target], timeout, lambda seen: _transition(label, seen))
+        # Each state the job is found in, as it changes: the `up` log follows the job.
+        last, reached = service.watch(
+            str(name), _DONE[target], timeout, lambda seen: log.info("%s: %s %s", label, seen.get("state"), url)
+        )
     if last is None:
-        log.warning("%s: %s was deleted while being waited on", label, job["name"])
+        log.warning("%s: %s was deleted while being waited on", label, name)
         return job
     if not reached:
         log.warning(
@@ -66,5 +72,18 @@ def follow(service: JobService, job: dict[str, Any], inputs: JobInputs) -> dict[
     return last
 
 
-def _transition(label: str, job: dict[str, Any]) -> None:
-    log.info("%s: %s %s", label, job.get("state"), JobName.parse(job["name"]).console_url)
+def followed(
+    inputs: JobInputs,
+    done: Submitted,
+    place: Placement,
+    *,
+    attempt: int,
+    history: tuple[dict[str, Any], ...],
+) -> JobState:
+    """The submitted attempt's state once `waitFor` is met (or as last seen), polled in its own region:
+    an attempt adopted from an interrupted `up` may be in another region of the ladder."""
+    name = JobName.parse(done.job["name"])
+    job = follow(JobService(name.location, inputs.quotas), done.job, name, inputs)
+    # As placed, or, for an attempt adopted from an `up` under another ladder, as it was placed then.
+    strategy = ((job.get("jobSpec") or {}).get("scheduling") or {}).get("strategy") or place.strategy
+    return JobState.observed(job, key=done.key, strategy=strategy, attempt=attempt, history=history, home=inputs.location)
