@@ -21,10 +21,11 @@ from typing import Any
 from components.pricing.hourly import Hourly, hourly, pools
 from components.pricing.table import PriceTable
 from components.spot_job.decision import resubmission_policy
+from components.spot_job.model import states
 from components.spot_job.model.job_name import JobName
 
-ENDED = ("JOB_STATE_SUCCEEDED", "JOB_STATE_FAILED", "JOB_STATE_CANCELLED", "JOB_STATE_EXPIRED", "JOB_STATE_PARTIALLY_SUCCEEDED")
-RUNNING = ("JOB_STATE_RUNNING", "JOB_STATE_CANCELLING", "JOB_STATE_UPDATING")
+# Started and not yet ended: billed until now (a CANCELLING job bills until it has stopped).
+RUNNING = frozenset({states.RUNNING, states.CANCELLING, states.UPDATING})
 STANDARD = "STANDARD"
 
 
@@ -130,7 +131,7 @@ def attempt(name: str, n: int, job: dict[str, Any], table: PriceTable, now: date
     return Attempt(
         name, n, job["name"], state, strategy, region, _machines(spec), _accelerators(spec), hours,
         _cost(on_strategy, hours), _cost(on_standard, hours),
-        state == "JOB_STATE_FAILED" and resubmission_policy.is_stockout(job.get("error")), tuple(dict.fromkeys(unknown)),
+        state == states.FAILED and resubmission_policy.is_stockout(job.get("error")), tuple(dict.fromkeys(unknown)),
     )
 
 
@@ -141,11 +142,11 @@ def run_hours(job: dict[str, Any], now: datetime, since: datetime | None) -> tup
     state = job.get("state") or ""
     start, end = _time(job.get("startTime")), _time(job.get("endTime"))
     if start is None:
-        if state in RUNNING or state == "JOB_STATE_SUCCEEDED":  # it ran: its run time is not known
+        if state in RUNNING or state == states.SUCCEEDED:  # it ran: its run time is not known
             return None, ("no startTime from Vertex",)
         return 0.0, ()  # queued, or ended before it ran: nothing billed
     if end is None:
-        if state in ENDED:
+        if states.has_ended(state):
             return None, ("no endTime from Vertex",)
         end = now
     if since is not None:
