@@ -8,7 +8,7 @@ backend beside it, secrets under a passphrase, and the engine finds:
 
 - `pulumi-resource-pulumi-python` (the dynamic provider host, beside `pulumi`);
 - `pulumi-resource-gcp`, the stand-in Google provider (tests/engine/bin, on PATH),
-  which records what it was asked in `gcp_calls()`.
+  which records what it was asked in `gcp_calls()`, and fails on cue (`gcp_fault()`).
 
 The program runs through the Automation API's inline route: the Python
 language host (`pulumi-language-python`) is not served by the Go module proxy
@@ -51,6 +51,7 @@ class EngineProject:
         self.stack_file.write_text(yaml.safe_dump({"config": config}, sort_keys=False))
         (tmp / "state").mkdir()
         self.gcp_log = tmp / "gcp-calls.jsonl"
+        self.gcp_faults = tmp / "gcp-faults.json"
         self.env = {
             "PULUMI_BACKEND_URL": f"file://{tmp / 'state'}",
             "PULUMI_CONFIG_PASSPHRASE": PASSPHRASE,
@@ -60,6 +61,7 @@ class EngineProject:
             "PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK": "false",
             "AIPLATFORM_EMULATOR_HOST": emulator_address,
             "STAND_IN_GCP_LOG": str(self.gcp_log),
+            "STAND_IN_GCP_FAULTS": str(self.gcp_faults),
             "SPOT_TRAINING_STACKS_DIR": str(self.dir / "stacks"),
             "PATH": os.pathsep.join([str(PULUMI.parent), str(STAND_IN_BIN), os.environ.get("PATH", "")]),
         }
@@ -99,6 +101,16 @@ class EngineProject:
             return []
         calls = [json.loads(line) for line in self.gcp_log.read_text().splitlines()]
         return [c for c in calls if method is None or c["method"] == method]
+
+    def gcp_fault(self, method: str, name: str, fault: str, times: int | None = 1, **fields: object) -> None:
+        """The stand-in Google provider answers `method` on resource `name` with `fault` (gcp_stand_in.py):
+        the next `times` calls, or every call from now on with `times=None`."""
+        rules = json.loads(self.gcp_faults.read_text()) if self.gcp_faults.exists() else []
+        rules.append({"method": method, "name": name, "fault": fault, **({} if times is None else {"times": times}), **fields})
+        self.gcp_faults.write_text(json.dumps(rules))
+
+    def clear_gcp_faults(self) -> None:
+        self.gcp_faults.write_text("[]")
 
     def job_resources(self) -> list[dict]:
         return [r for r in self.export()["deployment"].get("resources", []) if r["type"].endswith("SpotTrainingJob")]
