@@ -32,6 +32,8 @@ from pulumi import automation as auto
 ROOT = Path(__file__).resolve().parents[2]
 ENGINE = ROOT / ".engine"
 PULUMI = ENGINE / "bin" / "pulumi"
+# The dynamic provider launcher, kept in the repository and written beside `pulumi` by tools/engine/build.sh.
+LAUNCHER = ROOT / "tools" / "engine" / "pulumi-resource-pulumi-python"
 STAND_IN_BIN = Path(__file__).resolve().parent / "bin"
 PASSPHRASE = "engine-tests-passphrase"
 # What the program and the dynamic provider host import, as the checkout has them.
@@ -45,6 +47,8 @@ class EngineProject:
         shutil.copy(ROOT / "Pulumi.yaml", self.dir / "Pulumi.yaml")
         for name in PROJECT_FILES:
             (self.dir / name).symlink_to(ROOT / name)
+        # The project's environment, where `uv sync` (toolchain: uv) makes it.
+        (self.dir / ".venv").symlink_to(ROOT / ".venv")
         (self.dir / "stacks").mkdir()
         self.stack_name = stack
         self.stack_file = self.dir / "stacks" / f"Pulumi.{stack}.yaml"
@@ -63,7 +67,10 @@ class EngineProject:
             "STAND_IN_GCP_LOG": str(self.gcp_log),
             "STAND_IN_GCP_FAULTS": str(self.gcp_faults),
             "SPOT_TRAINING_STACKS_DIR": str(self.dir / "stacks"),
-            "PATH": os.pathsep.join([str(PULUMI.parent), str(STAND_IN_BIN), os.environ.get("PATH", "")]),
+            # The project's .venv first, as `uv run` and an activated environment have it: on the inline
+            # route the engine passes the launcher none of Pulumi.yaml's runtime options (it replaces the
+            # runtime with `client`), so the launcher runs `python3` from PATH (tests/engine/test_launcher.py).
+            "PATH": os.pathsep.join([str(PULUMI.parent), str(STAND_IN_BIN), str(self.dir / ".venv" / "bin"), os.environ.get("PATH", "")]),
         }
         os.environ.pop("PULUMI_IGNORE_AMBIENT_PLUGINS", None)  # the stand-in is an ambient plugin
 
