@@ -242,7 +242,10 @@ class _Lookup:
         return labels.carries_key(job, self.key) and states.is_active(job.get("state"))
 
     def left_running(self, job: dict[str, Any]) -> bool:
-        return labels.of_resource(job, self.scope) and states.is_active(job.get("state"))
+        ours = labels.of_resource(job, self.scope) or labels.of_v1_resource(
+            job, self.display_name, self.inputs.get("labels") or {}
+        )
+        return ours and states.is_active(job.get("state"))
 
     def cancel(self, job: dict[str, Any], why: str) -> None:
         log.warning("%s: cancelling %s (%s), %s", self.label, job["name"], job.get("state"), why)
