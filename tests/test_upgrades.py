@@ -98,3 +98,51 @@ def test_a_job_an_older_version_submitted_but_never_recorded_is_adopted(host, em
     created = host.create(RECORDED[version]["urn"], recorded["inputs"])
     assert created.id == job["name"]
     assert emulator.calls["CreateCustomJob"] == 0
+
+
+def _edited(inputs: dict) -> dict:
+    """The spec edited after the interrupted `up`, as a pull request would: a new submission key."""
+    edited = copy.deepcopy(inputs)
+    edited["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["args"] = ["--epochs=4"]
+    return edited
+
+
+def _v1_job_of_another_stack(job: dict) -> dict:
+    """The same team's job of the same display name, submitted by version N for another stack of the
+    same project (environment `prod`): nothing of this resource's."""
+    other = copy.deepcopy(job)
+    other["name"] = job["name"][:-3] + "777"
+    other["labels"] = {**job["labels"], "environment": "prod"}
+    return other
+
+
+@pytest.mark.parametrize("version", sorted(RECORDED))
+def test_a_job_an_older_version_submitted_under_an_earlier_spec_is_cancelled_when_head_submits_the_new_one(host, emulator, version):
+    """`pulumi up` with version N died after Vertex accepted the job (it is in no state); the spec is then
+    edited, and the next `up` runs HEAD: it submits the new spec and cancels the job version N left, as it
+    cancels its own jobs left under an earlier key. Another stack's job of the same name runs on."""
+    recorded = _scenario(version, "running")
+    [job] = recorded["jobs"]
+    emulator.restore(job)
+    other = _v1_job_of_another_stack(job)
+    emulator.restore(other)
+    host.clear_log()
+
+    created = host.create(RECORDED[version]["urn"], _edited(recorded["inputs"]))
+
+    assert created.id not in (job["name"], other["name"]) and emulator.calls["CreateCustomJob"] == 1
+    states_now = {j.name: j.state.name for j in emulator.jobs()}
+    assert states_now[job["name"]] in ("JOB_STATE_CANCELLING", "JOB_STATE_CANCELLED")
+    assert states_now[other["name"]] == "JOB_STATE_RUNNING"
+    assert f"cancelling {job['name']} (JOB_STATE_RUNNING), an earlier submission of this resource that no state points to" in host.log
+
+
+@pytest.mark.parametrize("keeps", [{"onDelete": "keep"}, {"replaceOrder": "submitFirst"}], ids=["onDelete keep", "submitFirst"])
+def test_a_job_an_older_version_left_under_an_earlier_spec_is_spared_where_heads_own_would_be(host, emulator, keeps):
+    recorded = _scenario("v1", "running")
+    [job] = recorded["jobs"]
+    emulator.restore(job)
+
+    host.create(RECORDED["v1"]["urn"], {**_edited(recorded["inputs"]), **keeps})
+
+    assert emulator.job(job["name"]).state.name == "JOB_STATE_RUNNING"

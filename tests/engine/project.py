@@ -8,7 +8,7 @@ backend beside it, secrets under a passphrase, and the engine finds:
 
 - `pulumi-resource-pulumi-python` (the dynamic provider host, beside `pulumi`);
 - `pulumi-resource-gcp`, the stand-in Google provider (tests/engine/bin, on PATH),
-  which records what it was asked in `gcp_calls()`.
+  which records what it was asked in `gcp_calls()`, and fails on cue (`gcp_fault()`).
 
 The program runs through the Automation API's inline route: the Python
 language host (`pulumi-language-python`) is not served by the Go module proxy
@@ -32,6 +32,8 @@ from pulumi import automation as auto
 ROOT = Path(__file__).resolve().parents[2]
 ENGINE = ROOT / ".engine"
 PULUMI = ENGINE / "bin" / "pulumi"
+# The dynamic provider launcher, kept in the repository and written beside `pulumi` by tools/engine/build.sh.
+LAUNCHER = ROOT / "tools" / "engine" / "pulumi-resource-pulumi-python"
 STAND_IN_BIN = Path(__file__).resolve().parent / "bin"
 PASSPHRASE = "engine-tests-passphrase"
 # What the program and the dynamic provider host import, as the checkout has them.
@@ -45,12 +47,15 @@ class EngineProject:
         shutil.copy(ROOT / "Pulumi.yaml", self.dir / "Pulumi.yaml")
         for name in PROJECT_FILES:
             (self.dir / name).symlink_to(ROOT / name)
+        # The project's environment, where `uv sync` (toolchain: uv) makes it.
+        (self.dir / ".venv").symlink_to(ROOT / ".venv")
         (self.dir / "stacks").mkdir()
         self.stack_name = stack
         self.stack_file = self.dir / "stacks" / f"Pulumi.{stack}.yaml"
         self.stack_file.write_text(yaml.safe_dump({"config": config}, sort_keys=False))
         (tmp / "state").mkdir()
         self.gcp_log = tmp / "gcp-calls.jsonl"
+        self.gcp_faults = tmp / "gcp-faults.json"
         self.env = {
             "PULUMI_BACKEND_URL": f"file://{tmp / 'state'}",
             "PULUMI_CONFIG_PASSPHRASE": PASSPHRASE,
@@ -60,8 +65,12 @@ class EngineProject:
             "PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK": "false",
             "AIPLATFORM_EMULATOR_HOST": emulator_address,
             "STAND_IN_GCP_LOG": str(self.gcp_log),
+            "STAND_IN_GCP_FAULTS": str(self.gcp_faults),
             "SPOT_TRAINING_STACKS_DIR": str(self.dir / "stacks"),
-            "PATH": os.pathsep.join([str(PULUMI.parent), str(STAND_IN_BIN), os.environ.get("PATH", "")]),
+            # The project's .venv first, as `uv run` and an activated environment have it: on the inline
+            # route the engine passes the launcher none of Pulumi.yaml's runtime options (it replaces the
+            # runtime with `client`), so the launcher runs `python3` from PATH (tests/engine/test_launcher.py).
+            "PATH": os.pathsep.join([str(PULUMI.parent), str(STAND_IN_BIN), str(self.dir / ".venv" / "bin"), os.environ.get("PATH", "")]),
         }
         os.environ.pop("PULUMI_IGNORE_AMBIENT_PLUGINS", None)  # the stand-in is an ambient plugin
 
@@ -99,6 +108,16 @@ class EngineProject:
             return []
         calls = [json.loads(line) for line in self.gcp_log.read_text().splitlines()]
         return [c for c in calls if method is None or c["method"] == method]
+
+    def gcp_fault(self, method: str, name: str, fault: str, times: int | None = 1, **fields: object) -> None:
+        """The stand-in Google provider answers `method` on resource `name` with `fault` (gcp_stand_in.py):
+        the next `times` calls, or every call from now on with `times=None`."""
+        rules = json.loads(self.gcp_faults.read_text()) if self.gcp_faults.exists() else []
+        rules.append({"method": method, "name": name, "fault": fault, **({} if times is None else {"times": times}), **fields})
+        self.gcp_faults.write_text(json.dumps(rules))
+
+    def clear_gcp_faults(self) -> None:
+        self.gcp_faults.write_text("[]")
 
     def job_resources(self) -> list[dict]:
         return [r for r in self.export()["deployment"].get("resources", []) if r["type"].endswith("SpotTrainingJob")]

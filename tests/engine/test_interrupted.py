@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.engine import processes
 from tests.engine.project import ROOT
 
 pytestmark = pytest.mark.engine
@@ -38,9 +40,10 @@ def _pulumi_cli(driver: subprocess.Popen) -> int:
     raise AssertionError("no pulumi process under the driver")
 
 
-def _up_interrupted(project, emulator, sig: signal.Signals, answer_after: float) -> str:
+def _up_interrupted(project, emulator, sig: signal.Signals, answer_after: float) -> tuple[str, int, list[int]]:
     """`pulumi up` in a process of its own, sent `sig` once both its creates reached Vertex AI, which
-    takes each at once and answers `answer_after` seconds late; what the CLI printed."""
+    takes each at once and answers `answer_after` seconds late: what the CLI printed, the driver's exit
+    status, and the plugins the CLI had started (its children when the signal was sent)."""
     emulator.delay("CreateCustomJob", answer_after, after_apply=True)
     driver = subprocess.Popen(
         [sys.executable, "-m", "tests.engine.drive_up", str(project.dir), project.stack_name],
@@ -49,13 +52,16 @@ def _up_interrupted(project, emulator, sig: signal.Signals, answer_after: float)
     try:
         _wait(lambda: emulator.calls["CreateCustomJob"] >= 2 or driver.poll() is not None, "both submissions")
         assert driver.poll() is None, driver.stdout.read()
-        os.kill(_pulumi_cli(driver), sig)
+        cli = _pulumi_cli(driver)
+        plugins = _children(cli)
+        os.kill(cli, sig)
         printed, _ = driver.communicate(timeout=120)
     finally:
         if driver.poll() is None:
             driver.kill()
+            driver.wait()
     emulator.clear_faults()
-    return printed
+    return printed, driver.returncode, plugins
 
 
 def _wait(condition, what: str, timeout: float = 120) -> None:
@@ -70,7 +76,12 @@ def test_up_killed_during_the_creates_then_up_again_leaves_one_job_each_all_in_s
     project, emulator = engine_project, engine_project.emulator
     project.stack()  # stack init
     # Vertex AI takes each submission but answers late: the CLI is killed while both creates wait.
-    _up_interrupted(project, emulator, signal.SIGKILL, answer_after=60)
+    _, _, plugins = _up_interrupted(project, emulator, signal.SIGKILL, answer_after=60)
+    # A killed CLI cannot stop its plugins: the stand-in gcp plugin and the dynamic provider host run on,
+    # orphaned, until killed (docs/lifecycle.md). The engine_project fixture fails a test that leaves any.
+    orphans = {pid: Path(f"/proc/{pid}/cmdline").read_bytes() for pid in plugins if Path(f"/proc/{pid}").exists()}
+    assert any(b"gcp_stand_in.py" in c for c in orphans.values()) and any(b"pulumi.dynamic" in c for c in orphans.values()), orphans
+    processes.kill(list(orphans))
     submitted = {j.name for j in emulator.jobs()}
     assert len(submitted) == 2
     pending = project.export()["deployment"].get("pending_operations") or []
@@ -99,16 +110,23 @@ def test_up_killed_during_the_creates_then_up_again_leaves_one_job_each_all_in_s
     assert emulator.calls["CreateCustomJob"] == emulator.calls["CancelCustomJob"] == emulator.calls["DeleteCustomJob"] == 0
 
 
-def test_ctrl_c_during_up_lets_the_creates_finish_and_leaves_state_consistent(engine_project):
+def test_ctrl_c_during_up_stops_it_early_lets_the_creates_finish_and_leaves_state_consistent(engine_project):
     project, emulator = engine_project, engine_project.emulator
     project.stack()
-    interrupted = _up_interrupted(project, emulator, signal.SIGINT, answer_after=3)  # creates in flight at Ctrl-C
+    interrupted, status, _ = _up_interrupted(project, emulator, signal.SIGINT, answer_after=3)  # creates in flight at Ctrl-C
 
+    # The up stopped early: it said so, it failed, and the program's outputs were never recorded.
+    assert "^C received; cancelling" in interrupted and "update canceled" in interrupted, interrupted
+    assert status != 0
+    history = json.loads(project.cli("stack", "history", "--json").stdout)
+    assert history[0]["result"] == "failed", history[0]
+    assert json.loads(project.cli("stack", "output", "--json").stdout) == {}
     # The engine's graceful stop waited for the creates in flight and recorded them; no lock, nothing pending.
     deployment = project.export()["deployment"]
     assert not deployment.get("pending_operations"), interrupted
     submitted = {j.name for j in emulator.jobs()}
     assert {r["outputs"]["jobName"] for r in project.job_resources()} == submitted and len(submitted) == 2, interrupted
     emulator.reset_calls()
-    result = project.stack().up(color="never")
+    result = project.stack().up(color="never")  # no `pulumi cancel` needed
     assert result.summary.result == "succeeded" and emulator.calls["CreateCustomJob"] == 0
+    assert set(json.loads(project.cli("stack", "output", "--json").stdout)["vision"]["jobs"]) == {"resnet", "eval"}

@@ -17,6 +17,7 @@ from tests.engine.stack import PROJECT, REGION
 pytestmark = pytest.mark.engine
 
 JOB_TYPE = "spot-training:index:SpotTrainingJob"
+UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"  # how the engine carries a value not known yet
 
 
 def _up(project, **kwargs):
@@ -26,14 +27,59 @@ def _up(project, **kwargs):
     return result, "\n".join(lines)
 
 
+def _steps(events) -> dict[str, tuple[str, str, dict]]:
+    """The preview's steps, by URN: (operation, type, the inputs it planned)."""
+    steps = {}
+    for event in events:
+        if event.resource_pre_event:
+            step = event.resource_pre_event.metadata
+            steps[step.urn] = (step.op.value, step.type, dict(step.new.inputs or {}) if step.new else {})
+    return steps
+
+
 def test_the_preview_of_a_new_stack_plans_every_create_and_submits_nothing(engine_project):
     project, emulator = engine_project, engine_project.emulator
+    events: list = []
     lines: list[str] = []
 
-    preview = project.stack().preview(color="never", on_output=lines.append)
+    preview = project.stack().preview(color="never", on_output=lines.append, on_event=events.append)
 
-    assert preview.change_summary.get("create", 0) > 0, "\n".join(lines)
-    assert emulator.jobs() == [] and emulator.calls["CreateCustomJob"] == 0
+    shown = "\n".join(lines)
+    steps = _steps(events)
+    assert {urn: op for urn, (op, _, _) in steps.items()} == {urn: "create" for urn in steps}, shown
+    jobs = {urn.rsplit("::", 1)[1]: op for urn, (op, type_, _) in steps.items() if type_.endswith("SpotTrainingJob")}
+    assert jobs == {"vision-resnet": "create", "vision-eval": "create"}, shown
+    resources = [urn for urn, (_, type_, _) in steps.items() if not type_.startswith("pulumi:providers:")]
+    assert preview.change_summary == {"create": len(resources)}  # the summary leaves out the provider plugins' steps
+    assert emulator.jobs() == [] and sum(emulator.calls.values()) == 0, emulator.calls  # no Vertex call at all
+    # What Google computes is unknown at preview, as a bridged provider answers it: the account's email
+    # in its bindings' members, the bucket's URL and the account in each job's spec.
+    assert {c["urn"].rsplit("::", 1)[1] for c in project.gcp_calls("Create")} >= {"vision-trainer", "vision-staging", "vision-images"}
+    assert all(c["preview"] for c in project.gcp_calls("Create"))
+    bindings = [inputs for urn, (_, _, inputs) in steps.items() if urn.endswith("-trainer") and "member" in inputs]
+    assert bindings and all(b["member"] == UNKNOWN for b in bindings), bindings
+    for _, type_, inputs in steps.values():
+        if not type_.endswith("SpotTrainingJob"):
+            continue
+        spec = inputs["jobSpec"]
+        assert spec["serviceAccount"] == UNKNOWN and spec["baseOutputDirectory"]["outputUriPrefix"] == UNKNOWN
+
+
+def test_preview_then_up_of_a_new_stack_resolves_every_unknown(engine_project):
+    """`pulumi up` as typed at a shell: the preview (with Google's outputs unknown), then the update."""
+    project, emulator = engine_project, engine_project.emulator
+    stack = project.stack()
+    assert stack.preview(color="never").change_summary.get("create")
+
+    result, output = _up(project)
+
+    assert result.summary.result == "succeeded", output
+    email = f"vision-train-test@{PROJECT}.iam.gserviceaccount.com"
+    assert emulator.calls["CreateCustomJob"] == 2
+    assert {j.job_spec.service_account for j in emulator.jobs()} == {email}
+    assert all(j.job_spec.base_output_directory.output_uri_prefix.startswith("gs://") for j in emulator.jobs())
+    made = [c for c in project.gcp_calls("Create") if not c["preview"]]
+    assert made and UNKNOWN not in json.dumps([c["outputs"] for c in made])
 
 
 def test_up_of_a_new_stack_submits_each_job_once_and_outputs_are_typed(engine_project):

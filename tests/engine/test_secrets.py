@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 
 import pytest
 import yaml
@@ -17,9 +18,19 @@ SECRET = "s3cr3t-engine-value-7f1c"
 PATH = "spot-training:teams.vision.jobs.resnet.workerPoolSpecs[0].containerSpec.env[1].value"
 
 
+def _commit_the_project(project) -> None:
+    """The project directory as a git repository with one commit, as a user's checkout is."""
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args], cwd=project.dir, check=True, capture_output=True)
+    git("init", "-q", "-b", "main")
+    git("add", "-A")
+    git("commit", "-q", "-m", "the stack before its secret")
+
+
 def test_a_secret_env_value_is_never_printed_nor_stored_in_plain_text(engine_project):
     project, emulator = engine_project, engine_project.emulator
     stack = project.stack()  # `pulumi stack init`, which writes the stack's encryption salt into its file
+    _commit_the_project(project)  # the stack file before the secret: what `spot-training diff` compares with
     project.cli("config", "set", "--secret", "--path", PATH, SECRET)
     assert SECRET not in project.stack_file.read_text()
 
@@ -44,11 +55,20 @@ def test_a_secret_env_value_is_never_printed_nor_stored_in_plain_text(engine_pro
     assert "ciphertext" in json.dumps(job["outputs"]["jobSpec"])  # the engine keeps the output derived from it secret
     assert SECRET not in project.cli("stack", "output", "--json").stdout
 
-    # The verbs that read the stack file and Vertex AI do not print it either.
-    env = {k: v for k, v in project.env.items()}
-    for verb in (("status", STACK), ("diff", STACK)):
-        done = spot_training(*verb, env=env)
-        assert SECRET not in done.stdout + done.stderr, verb
+    # The verbs that read the stack file and Vertex AI do not print it either, and each of them shows the
+    # job (or it could not have printed the value): `diff` the leaf that became the secret, `render` the
+    # job's body, `status` the job Vertex AI runs.
+    shows = {
+        "diff": ("~ vision/resnet", "containerSpec.env[1].value"),
+        "render": ("# vision/resnet", "HF_TOKEN_SECRET"),
+        "status": (resnet.name.rsplit("/", 1)[1],),
+    }
+    for verb, args in (("diff", ("--against", "HEAD")), ("render", ()), ("status", ())):
+        done = spot_training(verb, STACK, *args, env=project.env, cwd=project.dir)
+        printed = done.stdout + done.stderr
+        assert done.returncode == 0, (verb, printed)
+        assert all(text in printed for text in shows[verb]), (verb, printed)
+        assert SECRET not in printed, verb
 
 
 def test_a_secret_leaf_hides_its_whole_list_in_the_engine_and_the_providers_lines_name_the_rest(engine_project):

@@ -57,3 +57,27 @@ def test_a_recorded_state_imported_is_updated_and_destroyed_by_head_without_a_su
     assert stack.destroy(color="never").summary.result == "succeeded"
     assert emulator.jobs() == []  # every attempt's record, deleted (onDelete: delete)
     assert project.job_resources() == []
+
+
+def test_a_job_v1_left_under_an_earlier_spec_is_cancelled_by_heads_up_of_the_new_spec(engine_project):
+    """An `up` under v1 died after Vertex accepted its job (no state points to it); the spec was then
+    edited, and HEAD's `up` submits the new spec: the v1 job stops, and nothing else is touched."""
+    project, emulator = engine_project, engine_project.emulator
+    recorded = RECORDED["v1"]["scenarios"]["running"]
+    inputs = recorded["inputs"]
+    [v1_job] = recorded["jobs"]
+    emulator.restore(v1_job)
+    edited = json.loads(json.dumps(inputs))
+    edited["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["args"] = ["--epochs=4"]
+    stack = project.stack(_program(edited))
+    lines: list[str] = []
+
+    result = stack.up(color="never", on_output=lines.append, on_error=lines.append)
+
+    output = "\n".join(lines)
+    assert result.summary.result == "succeeded", output
+    assert emulator.calls["CreateCustomJob"] == 1
+    [after] = project.job_resources()
+    assert after["outputs"]["jobName"] != v1_job["name"]
+    assert emulator.job(v1_job["name"]).state.name in ("JOB_STATE_CANCELLING", "JOB_STATE_CANCELLED")
+    assert "an earlier submission of this resource that no state points to" in output, output

@@ -17,7 +17,7 @@ mkdir -p "$bin"
 # The CLI's version, as the Automation API and requiredPulumiVersion read it:
 # the pkg/v3 version go.mod requires.
 version="$(cd "$module" && go list -m -f '{{.Version}}' github.com/pulumi/pulumi/pkg/v3)"
-stamp="$(cat "$module/go.mod" "$module/go.sum" "$0" | sha256sum | cut -d' ' -f1)"
+stamp="$(cat "$module/go.mod" "$module/go.sum" "$0" | sha256sum | cut -d' ' -f1)"  # the CLI's inputs, not the launcher's
 
 if [[ -x "$bin/pulumi" && "$(cat "$bin/.stamp" 2>/dev/null)" == "$stamp" ]]; then
   echo "engine: reusing $bin/pulumi ($version)"
@@ -32,11 +32,7 @@ fi
 
 # The engine runs dynamic providers (pulumi.dynamic) as
 # `pulumi-resource-pulumi-python`, found beside the pulumi binary: the release
-# archive ships it, Go modules do not. Ours runs the SDK's host with the
-# project's interpreter (.venv, from uv.lock).
-cat > "$bin/pulumi-resource-pulumi-python" <<SH
-#!/bin/sh
-exec "$root/.venv/bin/python" -m pulumi.dynamic "\$@"
-SH
-chmod +x "$bin/pulumi-resource-pulumi-python"
+# archive ships it, Go modules do not. Ours (tools/engine/) finds the project's
+# interpreter from Pulumi.yaml's runtime options, as the released one does.
+install -m 755 "$module/pulumi-resource-pulumi-python" "$bin/pulumi-resource-pulumi-python"
 "$bin/pulumi" version

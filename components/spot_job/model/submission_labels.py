@@ -28,6 +28,7 @@ Pure, like spec.py: no Pulumi, no Google client.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from typing import Any
 
 from components.spot_job.model.defaults import OnDelete
@@ -93,6 +94,31 @@ def of_resource(job: dict[str, Any], scope: str) -> bool:
 
 
 def may_pick(job: dict[str, Any], scope: str, key: str) -> bool:
-    """Whether the job carries the key or belongs to the resource: the jobs worth reading
-    out of a ListCustomJobs answer (submission.py)."""
-    return carries_key(job, key) or of_resource(job, scope)
+    """Whether the job carries the key, belongs to the resource, or is v1's (listed by its display
+    name, checked by of_v1_resource): the jobs worth reading out of a ListCustomJobs answer
+    (submission.py)."""
+    return carries_key(job, key) or of_resource(job, scope) or _by_v1(job)
+
+
+# The user's labels the program puts on every job of a team (components/team.py), v1's included:
+# beside the display name, what tells a v1 job of this resource from another stack's.
+V1_OWNER_LABELS = ("team", "environment")
+
+
+def _by_v1(job: dict[str, Any]) -> bool:
+    labels = job.get("labels") or {}
+    return RESOURCE_LABEL not in labels and any(label in labels for label in LEGACY_SUBMISSION_LABELS)
+
+
+def of_v1_resource(job: dict[str, Any], display_name: str, own_labels: Mapping[str, Any]) -> bool:
+    """A job v1 submitted for this resource under any key: v1 set no resource label, so it is the
+    resource's display name with the team and environment labels the resource's jobs carry. Two
+    stacks of one project and region with the same environment label cannot be told apart by
+    these (docs/lifecycle.md)."""
+    labels = job.get("labels") or {}
+    return (
+        _by_v1(job)
+        and job.get("displayName") == display_name
+        and all(own_labels.get(label) is not None for label in V1_OWNER_LABELS)
+        and all(labels.get(label) == own_labels.get(label) for label in V1_OWNER_LABELS)
+    )

@@ -232,6 +232,7 @@ class _Lookup:
         self.label = job.label or display_name
         self.spares_other_keys = job.on_delete is OnDelete.KEEP or job.replace_order is ReplaceOrder.SUBMIT_FIRST
         self.filter = submission_labels.lookup_filter(self.scope, display_name)
+        self.user_labels: Mapping[str, Any] = job.definition.get("labels") or {}
 
     def jobs(self, location: str, only_key: bool = True) -> list[dict[str, Any]]:
         """The resource's jobs in `location`; with `only_key`, jobs of other resources that share its
@@ -249,7 +250,10 @@ class _Lookup:
         return submission_labels.carries_key(job, self.key) and states.is_active(job.get("state"))
 
     def left_running(self, job: dict[str, Any]) -> bool:
-        return submission_labels.of_resource(job, self.scope) and states.is_active(job.get("state"))
+        ours = submission_labels.of_resource(job, self.scope) or submission_labels.of_v1_resource(
+            job, self.display_name, self.user_labels
+        )
+        return ours and states.is_active(job.get("state"))
 
     def cancel(self, job: dict[str, Any], why: str) -> None:
         log.warning("%s: cancelling %s (%s), %s", self.label, job["name"], job.get("state"), why)
