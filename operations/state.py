@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from components.spot_job.model.job_inputs import JobInputs
-from components.spot_job.model.job_name import JobName
+from components.spot_job.model.job_state import JobState
 
 from .stack import ROOT, Stack
 
@@ -77,26 +77,23 @@ class StackState:
             if resource.get("type") != JOB_TYPE:
                 continue
             outputs = resource.get("outputs") or resource.get("inputs") or {}
-            project, location = _text(outputs, "project", urn), _text(outputs, "location", urn)
-            jobs: list[JobName] = []
-            pointed = [resource.get("id"), outputs.get("jobName")]
-            # A past attempt is remembered by its full name (it may have run in another
-            # region), or, in a state written before attempts could move, by its id.
-            pointed += [past.get("jobName") or past.get("jobId") for past in outputs.get("history") or [] if isinstance(past, dict)]
-            for value in pointed:
-                if _is_secret(value):
-                    raise StateError(
-                        f"{source}: {urn} holds its job's name encrypted; export with `pulumi stack export "
-                        f"--show-secrets`"
-                    )
-                if isinstance(value, str) and value:
-                    # An id alone (an old history entry) is a job of the resource's own project and location.
-                    try:
-                        job = JobName.of(value, project, location)
-                    except ValueError as error:
-                        raise StateError(f"{source}: {urn}: {error}") from None
-                    names.add(str(job))
-                    jobs.append(job)
+            project = _text(outputs, "project", urn)
+            _text(outputs, "location", urn)  # a job without one is not a state this sweep can read: StateError
+            history = [past for past in outputs.get("history") or [] if isinstance(past, dict)]
+            pointed = [resource.get("id"), outputs.get("jobName"), *(p.get("jobName") or p.get("jobId") for p in history)]
+            if any(_is_secret(value) for value in pointed):
+                raise StateError(
+                    f"{source}: {urn} holds its job's name encrypted; export with `pulumi stack export --show-secrets`"
+                )
+            # The current attempt and each past one, as the provider reads them (a past attempt by its
+            # full name, or, in a state written before attempts could move, by its id: one of the
+            # resource's own project and location).
+            try:
+                state = JobState.of(outputs, str(resource.get("id") or ""))
+            except ValueError as error:
+                raise StateError(f"{source}: {urn}: {error}") from None
+            jobs = [job for job in state.all_jobs if job.id]
+            names.update(str(job) for job in jobs)
             # Where the resource's jobs may be (its project in every region of JobInputs.locations), and
             # each job where its name puts it.
             places.update((project, loc) for loc in JobInputs.of(outputs).locations(tuple(job.location for job in jobs)))
