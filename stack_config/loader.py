@@ -18,6 +18,7 @@ import pulumi
 from components.job_body import job_body
 from components.spot_job import redaction, spec
 from components.spot_job.job_name import JobName
+from components.spot_job.rules import machine_types
 from components.spot_job.typed_spec import UNKNOWN
 from components.team_definition import IMAGE_REF, PACKAGE_REF, ImageConfig, JobConfig, SecretConfig, TeamConfig
 
@@ -111,7 +112,24 @@ def load(
         # A failure may quote the value it rejects; a secret one is never shown.
         values = secrets.values(get)
         raise ConfigError([redaction.scrub(line, values) for line in failures])
+    # What is deployable but worth a look: said once the errors, the first causes, are fixed.
+    for warning in _warnings(teams):
+        pulumi.log.warn(warning)
     return StackConfig(project, region, environment, deployers, teams)
+
+
+def _warnings(teams: dict[str, TeamConfig]) -> list[str]:
+    """A machine type no table lists, by its config path (left to Google: rules/machine_types.py)."""
+    found = []
+    for team in teams.values():
+        for job_name, job in team.jobs.items():
+            pools = job.body["jobSpec"].get("workerPoolSpecs")
+            for i, pool in enumerate(pools if isinstance(pools, list) else []):
+                machine = pool.get("machineSpec") if isinstance(pool, dict) else None
+                reason = machine_types.unlisted(machine.get("machineType") if isinstance(machine, dict) else None)
+                if reason:
+                    found.append(f"{NS}:teams.{team.name}.jobs.{job_name}.workerPoolSpecs[{i}].machineSpec.machineType: {reason}")
+    return found
 
 
 def _team(

@@ -99,6 +99,15 @@ REFUSED = [
     ("a label key starting with a digit", {**container(), "labels": {"1team": "v"}}, "us-central1", "labels.1team"),
     # 13. The deprecated LOW_COST stays refused, as this project's documented choice, pointing to SPOT.
     ("the deprecated LOW_COST", container(scheduling={"strategy": "LOW_COST"}), "us-central1", "scheduling.strategy"),
+    # 14. Machine types (rules/machine_types.py): Compute Engine names a machine type series-type-size
+    #     (compute/docs/machine-resource); a name of no known series, or of a type no series has, cannot exist.
+    ("a machine type that is no name", container({"machineType": "banana"}), "us-central1", f"{MACHINE}.machineType"),
+    ("a misspelt machine type", container({"machineType": "n1-standrad-8"}), "us-central1", f"{MACHINE}.machineType"),
+    ("a machine type of no known series", container({"machineType": "q7-standard-8"}), "us-central1", f"{MACHINE}.machineType"),
+    ("an accelerator-optimised type in the wrong series", container({"machineType": "n2-highgpu-8g"}), "us-central1", f"{MACHINE}.machineType"),
+    #     GPUs attach to N1 only; other series carry none, or their own (Compute Engine's GPU machine types).
+    ("a T4 on an N2 machine", gpu("n2-standard-8", "NVIDIA_TESLA_T4", 1), "us-central1", f"{MACHINE}.acceleratorType"),
+    ("an A100 on an E2 machine", gpu("e2-standard-8", "NVIDIA_TESLA_A100", 1), "us-central1", f"{MACHINE}.acceleratorType"),
     # 9. CustomJobSpec.network: "Where {project} is a project number" (custom_job.proto).
     ("a network named by project id", container(network="projects/acme-ml-dev/global/networks/training-vpc"), "us-central1", "network"),
 ]
@@ -143,6 +152,12 @@ ACCEPTED = [
     ("maxWaitDuration on Spot", container(scheduling={"strategy": "SPOT", "maxWaitDuration": "3600s"}), "us-central1"),
     ("an env variable set twice", {"workerPoolSpecs": [{**with_env(1)["workerPoolSpecs"][0], "containerSpec": {"imageUri": IMAGE, "env": [{"name": "A", "value": "1"}, {"name": "A", "value": "2"}]}}]}, "us-central1"),
     ("a TensorBoard in another region", container(tensorboard="projects/acme-ml-dev/locations/europe-west4/tensorboards/1"), "us-central1"),
+    # 14. Machine types [V] lists for training, of each CPU series.
+    ("an N2 machine", container({"machineType": "n2-standard-8"}), "us-central1"),
+    ("an E2 high-memory machine", container({"machineType": "e2-highmem-16"}), "us-central1"),
+    ("a C2 machine", container({"machineType": "c2-standard-60"}), "us-central1"),
+    ("an M1 machine", container({"machineType": "m1-ultramem-40"}), "us-central1"),
+    ("an N1 high-CPU machine", container({"machineType": "n1-highcpu-96"}), "us-central1"),
     # 12. NO_RESERVATION consumes no reservation, so Flex-start takes it.
     ("Flex-start saying it takes no reservation", gpu("g2-standard-8", "NVIDIA_L4", 1, "FLEX_START", reservationAffinity={"reservationAffinityType": "NO_RESERVATION"}), "us-central1"),
 ]
@@ -205,6 +220,7 @@ def test_validate_accepts(tmp_path, job, region):
     done = validate(tmp_path, job, region)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["dev: valid (1 jobs of 1 teams: vision)"], done.stdout
+    assert "warning" not in done.stderr, done.stderr  # every machine type here is one a table lists
 
 
 @pytest.mark.parametrize("job, region", [c[1:] for c in ACCEPTED], ids=[c[0] for c in ACCEPTED])
@@ -250,3 +266,39 @@ def test_values_a_preview_cannot_know_are_left_to_up():
     }
     inputs["jobSpec"]["scheduling"] = {"strategy": "STANDARD"}
     assert [(f.path, f.reason) for f in spec.validate(inputs, unknown=unknown)] == []
+
+
+@pytest.mark.parametrize(
+    "machine_type, meant",
+    [("n1-standrad-8", "n1-standard-8"), ("n2-standard8", "n2-standard-8"), ("a2-higpu-1g", "a2-highgpu-1g"), ("N1-STANDARD-4", "n1-standard-4")],
+)
+def test_a_misspelt_machine_type_gets_a_did_you_mean(tmp_path, machine_type, meant):
+    done = validate(tmp_path, container({"machineType": machine_type}), "us-central1")
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    line = next(x for x in done.stderr.splitlines() if f"jobs.job.{MACHINE}.machineType:" in x)
+    assert f"did you mean {meant!r}?" in line, line
+
+
+def test_a_gpu_on_a_series_that_carries_none_says_where_it_attaches(tmp_path):
+    done = validate(tmp_path, gpu("n2-standard-8", "NVIDIA_TESLA_T4", 1), "us-central1")
+    line = next(x for x in done.stderr.splitlines() if f"jobs.job.{MACHINE}.acceleratorType:" in x)
+    assert "n2-standard-8 carries no GPU" in line and "n1-standard-8" in line, line
+
+
+@pytest.mark.parametrize("machine_type", ["n2-highmem-128", "c3-standard-8", "n2d-standard-8", "a3-highgpu-16g"])
+def test_a_well_formed_machine_type_no_table_lists_is_warned_of_not_refused(tmp_path, machine_type):
+    done = validate(tmp_path, container({"machineType": machine_type}), "us-central1")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("dev: valid")
+    assert f"warning: spot-training:teams.vision.jobs.job.{MACHINE}.machineType: {machine_type}" in done.stderr, done.stderr
+    assert "left to Google" in done.stderr
+
+
+@pytest.mark.parametrize("machine_type", ["banana", "n1-standrad-8", "n2-standard-8"])
+def test_check_and_validate_agree_on_machine_types(tmp_path, host, emulator, program_inputs, machine_type):
+    job = gpu(machine_type, "NVIDIA_TESLA_T4", 1)
+    done = validate(tmp_path, job, "us-central1")
+    checked = host.check(URN, {}, provider_inputs(program_inputs, job, "us-central1"))
+    refused_by_check = {f.property for f in checked.failures}
+    refused_by_validate = {p for p in refused_by_check if f"jobs.job.{p.removeprefix('jobSpec.')}: " in done.stderr}
+    assert refused_by_check and refused_by_check == refused_by_validate, (refused_by_check, done.stderr)

@@ -5,14 +5,16 @@ https://cloud.google.com/vertex-ai/docs/training/configure-compute#specifying_gp
 googleapis/googleapis google/cloud/aiplatform/v1/machine_resources.proto
 (f8291d2b89f0017ab078a4c7378069bae5686f6f), MachineSpec.gpu_partition_size:
 "If set, the accelerator_count should be set to 1."
-The machine types' GPUs: https://cloud.google.com/compute/docs/gpus
+The machine types' GPUs: https://cloud.google.com/compute/docs/gpus ("You can
+also attach some GPU models to N1 general-purpose machine types": no other
+CPU series takes one).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from . import gpu_machines
+from . import cpu_machines, gpu_machines, machine_types
 from .known import Fail, Known
 
 
@@ -65,3 +67,19 @@ def _carried(k: Known, machine: dict[str, Any], path: str, fail: Fail) -> None:
                 f"{path}.acceleratorCount",
                 f"{accelerator} attaches to N1 machine types in counts of {', '.join(map(str, counts))}, not {count}",
             )
+    elif machine_types.series_of(machine_type) in cpu_machines.NO_GPU:
+        fail(f"{path}.acceleratorType", f"{machine_type} carries no GPU; {_where_it_goes(machine_type, accelerator, count)}")
+
+
+def _where_it_goes(machine_type: str, accelerator: str, count: int) -> str:
+    """The machine type to write for `count` of `accelerator`: an N1 of the same shape, or the one that carries them."""
+    if accelerator in gpu_machines.N1_GPUS:
+        shape = machine_type.split("-", 1)[1]
+        n1 = f"{gpu_machines.N1_PREFIX}{shape}"
+        n1 = n1 if n1 in cpu_machines.TRAINING else "n1-standard-8"
+        return f"{accelerator} attaches to N1 machine types only: write machineType {n1}"
+    carriers = [m for m, g in gpu_machines.ATTACHED.items() if g.accelerator_type == accelerator]
+    exact = [m for m in carriers if gpu_machines.ATTACHED[m].count == count]
+    if exact or carriers:
+        return f"{accelerator} comes with its own machine type: write machineType {(exact or carriers)[0]}"
+    return "GPUs attach to N1 machine types or come with their own (A2, A3, A4, G2, G4)"
