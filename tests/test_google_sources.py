@@ -55,6 +55,10 @@ def with_env(n: int) -> dict:
     return job
 
 
+def tpu_with(machine_type: str, topology: str, accelerator_type: str, count: int) -> dict:
+    return container({"machineType": machine_type, "tpuTopology": topology, "acceleratorType": accelerator_type, "acceleratorCount": count})
+
+
 def tpu(machine_type: str, topology: str | None) -> dict:
     return container({"machineType": machine_type, **({"tpuTopology": topology} if topology else {})})
 
@@ -108,6 +112,10 @@ REFUSED = [
     #     GPUs attach to N1 only; other series carry none, or their own (Compute Engine's GPU machine types).
     ("a T4 on an N2 machine", gpu("n2-standard-8", "NVIDIA_TESLA_T4", 1), "us-central1", f"{MACHINE}.acceleratorType"),
     ("an A100 on an E2 machine", gpu("e2-standard-8", "NVIDIA_TESLA_A100", 1), "us-central1", f"{MACHINE}.acceleratorType"),
+    #     A TPU machine carries TPUs, a GPU or CPU machine none; TPU v2/v3 run on cloud-tpu ([V], TPUs).
+    ("a GPU on a TPU v5e machine", tpu_with("ct5lp-hightpu-4t", "2x2", "NVIDIA_TESLA_T4", 1), "us-west1", f"{MACHINE}.acceleratorType"),
+    ("a GPU on cloud-tpu", gpu("cloud-tpu", "NVIDIA_TESLA_T4", 1), "us-central1", f"{MACHINE}.acceleratorType"),
+    ("TPU v2 on an N1 machine", gpu("n1-standard-8", "TPU_V2", 8), "us-central1", f"{MACHINE}.acceleratorType"),
     # 9. CustomJobSpec.network: "Where {project} is a project number" (custom_job.proto).
     ("a network named by project id", container(network="projects/acme-ml-dev/global/networks/training-vpc"), "us-central1", "network"),
 ]
@@ -302,3 +310,9 @@ def test_check_and_validate_agree_on_machine_types(tmp_path, host, emulator, pro
     refused_by_check = {f.property for f in checked.failures}
     refused_by_validate = {p for p in refused_by_check if f"jobs.job.{p.removeprefix('jobSpec.')}: " in done.stderr}
     assert refused_by_check and refused_by_check == refused_by_validate, (refused_by_check, done.stderr)
+
+
+def test_a_gpu_on_cloud_tpu_is_one_error_about_the_type_not_also_one_about_the_count(tmp_path):
+    done = validate(tmp_path, gpu("cloud-tpu", "NVIDIA_TESLA_T4", 1), "us-central1")
+    lines = [x for x in done.stderr.splitlines() if "jobs.job." in x]
+    assert len(lines) == 1 and f"{MACHINE}.acceleratorType:" in lines[0], done.stderr

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import cpu_machines, gpu_machines, machine_types
+from . import cpu_machines, gpu_machines, machine_types, tpu_machines
 from .known import Fail, Known
 
 
@@ -44,8 +44,10 @@ def _carried(k: Known, machine: dict[str, Any], path: str, fail: Fail) -> None:
     machine_type = k.text(machine, "machineType")
     accelerator = k.text(machine, "acceleratorType")
     count = k.number(machine, "acceleratorCount")
-    if machine_type is None or accelerator is None or count is None or accelerator.startswith("TPU_"):
-        return  # unknown in a preview, no GPU, or a TPU (tpu.py)
+    if machine_type is None or accelerator is None or count is None:
+        return  # unknown in a preview, or no accelerator
+    if _tpu_mismatch(machine_type, accelerator, path, fail) or accelerator.startswith("TPU_"):
+        return  # a TPU's own rules are tpu.py's
     attached = gpu_machines.ATTACHED.get(machine_type)
     if attached is not None:
         takes = f"{machine_type} carries {attached.count} {attached.accelerator_type}"
@@ -83,3 +85,22 @@ def _where_it_goes(machine_type: str, accelerator: str, count: int) -> str:
     if exact or carriers:
         return f"{accelerator} comes with its own machine type: write machineType {(exact or carriers)[0]}"
     return "GPUs attach to N1 machine types or come with their own (A2, A3, A4, G2, G4)"
+
+
+def _tpu_mismatch(machine_type: str, accelerator: str, path: str, fail: Fail) -> bool:
+    """A GPU on a TPU machine, or a TPU on a machine that carries none ([V], TPUs: TPU v2 and v3 run
+    on `cloud-tpu`, later generations on their own machine types)."""
+    series = machine_types.series_of(machine_type)
+    on_tpu_machine = tpu_machines.is_tpu_machine(machine_type) or series in cpu_machines.TPU_SERIES
+    if accelerator.startswith("TPU_"):
+        if accelerator in cpu_machines.LEGACY_TPUS and machine_type != tpu_machines.LEGACY_MACHINE and series is not None:
+            fail(f"{path}.acceleratorType", f"{accelerator} runs on machineType {tpu_machines.LEGACY_MACHINE}, not {machine_type}")
+            return True
+        if series is not None and not on_tpu_machine:
+            fail(f"{path}.acceleratorType", f"{machine_type} carries no TPU; {accelerator} runs on a TPU machine type (ct5lp-, ct6e-, tpu7x-)")
+            return True
+        return False
+    if on_tpu_machine:
+        fail(f"{path}.acceleratorType", f"{machine_type} is a TPU machine type: it carries TPUs, not {accelerator}")
+        return True
+    return False

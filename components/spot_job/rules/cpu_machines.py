@@ -77,3 +77,7 @@ SERIES: dict[str, tuple[str, ...]] = {
 # models to N1 general-purpose machine types", https://cloud.google.com/compute/docs/gpus).
 GPU_ATTACHES = ("n1",)
 NO_GPU = tuple(s for s, types in SERIES.items() if types == CPU_TYPES and s not in GPU_ATTACHES)
+
+# The TPU hosts' series, and the API's TPU generations that run on the legacy `cloud-tpu`.
+TPU_SERIES = ("ct4p", "ct5p", "ct5lp", "ct6e", "tpu7x")
+LEGACY_TPUS = ("TPU_V2", "TPU_V3")

@@ -42,7 +42,8 @@ def topology(k: Known, fail: Fail) -> None:
                 f"is required for {machine_type} (TPU {known.generation}); it takes {', '.join(known.topologies)}",
             )
         count = k.number(machine, "acceleratorCount")
-        if machine_type == tpu_machines.LEGACY_MACHINE and count and not tpu_machines.legacy_count_ok(count):
+        legacy_tpu = (k.text(machine, "acceleratorType") or "").startswith("TPU_")  # a GPU there is accelerators.py's
+        if machine_type == tpu_machines.LEGACY_MACHINE and legacy_tpu and count and not tpu_machines.legacy_count_ok(count):
             fail(
                 f"{path}.acceleratorCount",
                 f"TPU v2 and v3 take acceleratorCount 8 (one TPU) or a multiple of 32 (a TPU Pod), got {count}",
