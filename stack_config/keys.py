@@ -52,6 +52,13 @@ KNOB_KEYS = {
 }
 
 
+def hint(key: str, known: Collection[str], what: str) -> str:
+    """`did you mean 'waitFor'?` for the known key closest to `key` (case aside), else every known key."""
+    by_lower = {k.lower(): k for k in known}
+    close = difflib.get_close_matches(key.lower(), list(by_lower), n=1)
+    return f"did you mean {by_lower[close[0]]!r}?" if close else f"{what} takes {', '.join(known)}"
+
+
 def unknown_keys(keys: Collection[str]) -> list[str]:
     """A misspelt key is not silently ignored: `spot-training:deployer` would drop every deployer's actAs."""
     failures = []

@@ -16,7 +16,7 @@ from typing import Any
 import pulumi
 
 from components.job_body import job_body
-from components.spot_job import redaction, spec
+from components.spot_job import redaction, schema, spec
 from components.spot_job.job_name import JobName
 from components.spot_job.rules import machine_types
 from components.spot_job.typed_spec import UNKNOWN
@@ -32,6 +32,7 @@ from .keys import (
     REPOSITORY_KEYS,
     SERVICE_ACCOUNT_KEYS,
     STACK_LABELS,
+    hint,
     unknown_keys,
 )
 from .names import bucket_name_ok
@@ -143,7 +144,7 @@ def _team(
         failures.append(f"{path}: must be a team (members, bucket, repository, images, packages, jobs)")
         return team
     known = ("members", "serviceAccount", "bucket", "repository", "images", "packages", "secrets", "jobs")
-    failures += [f"{path}.{key}: unknown key; a team takes {', '.join(known)}" for key in raw if key not in known]
+    failures += [f"{path}.{key}: unknown key; {hint(str(key), known, 'a team')}" for key in raw if key not in known]
     team.members = _members(raw.get("members") or [], f"{path}.members", failures)
     _service_account(team, raw.get("serviceAccount") or {}, path, environment, failures)
     team.bucket = _overrides(raw.get("bucket") or {}, BUCKET_KEYS, f"{path}.bucket", failures)
@@ -267,7 +268,11 @@ def _job(
         return None
     if _pasted_wrapper(raw, path, failures):
         return None
-    job_spec = {k: copy.deepcopy(v) for k, v in raw.items() if k not in BODY_KEYS and k not in KNOB_KEYS and k != IMPORT_KEY}
+    # A key of no kind a job entry takes gets its did-you-mean over all of them (not
+    # just jobSpec's fields: `waitfor` means waitFor), and is then left out.
+    job_keys = (*schema.MESSAGES["CustomJobSpec"], *BODY_KEYS, *KNOB_KEYS, IMPORT_KEY)
+    failures += [f"{path}.{key}: unknown field; {hint(str(key), job_keys, 'a job')}" for key in raw if key not in job_keys]
+    job_spec = {k: copy.deepcopy(v) for k, v in raw.items() if k in schema.MESSAGES["CustomJobSpec"]}
     # gcloud's --config spelling: one worker pool as a mapping, a scalar for a
     # repeated field; gcloud submits each as a one-item list, and so does this.
     job_spec = spec.as_lists(job_spec, "CustomJobSpec")
@@ -400,7 +405,7 @@ def _overrides(raw: Any, keys: dict, path: str, failures: list[str]) -> dict[str
     out = {}
     for key, value in raw.items():
         if key not in keys:
-            failures.append(f"{path}.{key}: unknown key; known: {', '.join(keys)}")
+            failures.append(f"{path}.{key}: unknown key; {hint(str(key), keys, 'it')}")
             continue
         attr, kind = keys[key]
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)) or (kind is int and value < 0):

@@ -1,5 +1,7 @@
 """`spot-training validate`: run as a user runs it (the console script, its exit code, its output)."""
 
+import pytest
+
 from tests.cli_runner import spot_training, spot_training_in_process
 from tests.test_render import BROKEN_STACK
 
@@ -55,3 +57,43 @@ def test_an_import_that_cannot_be_a_job_of_this_entry_is_an_error_by_path(tmp_pa
     assert "spot-training:teams.vision.jobs.elsewhere.import: the job is in acme-ml-dev / europe-west4" in done.stderr
     assert "spot-training:teams.vision.jobs.misnamed.import: 'customJobs/123' is not a CustomJob name" in done.stderr
     assert "jobs.adopted" not in done.stderr  # its shape and place are right: the engine's import checks the rest
+
+
+# A valid one-job stack (BROKEN_STACK mended), to break one key at a time.
+def _stack_with(job_lines: str = "", team_lines: str = "") -> str:
+    from tests.test_render import fixed_stack
+
+    stack = fixed_stack()
+    stack = stack.replace("          scheduling: {strategy: SPOT}\n", "          scheduling: {strategy: SPOT}\n" + job_lines)
+    return stack.replace("      members: [group:vision-ml@acme.example]\n", "      members: [group:vision-ml@acme.example]\n" + team_lines)
+
+
+@pytest.mark.parametrize(
+    "typo, meant",
+    [("waitfor: running", "waitFor"), ('rerunn: "2"', "rerun"), ("resubmision: {maxResubmissions: 2}", "resubmission"),
+     ("ondelete: keep", "onDelete"), ("waitTimout: 600s", "waitTimeout"), ("displayname: x", "displayName"),
+     ("imprt: customJobs/1", "import"), ("labes: {a: b}", "labels"), ("servceAccount: a@b.iam.gserviceaccount.com", "serviceAccount")],
+)
+def test_a_typo_of_a_job_key_gets_a_did_you_mean_over_every_key_a_job_takes(tmp_path, typo, meant):
+    (tmp_path / "Pulumi.dev.yaml").write_text(_stack_with(f"          {typo}\n"))
+    done = spot_training_in_process("validate", "dev", stacks_dir=tmp_path)
+    assert done.returncode == 1
+    key = typo.split(":")[0]
+    lines = [x for x in done.stderr.splitlines() if "jobs.smoke." in x]
+    assert lines == [f"  spot-training:teams.vision.jobs.smoke.{key}: unknown field; did you mean {meant!r}?"], done.stderr
+
+
+def test_a_job_key_like_nothing_lists_every_key_a_job_takes(tmp_path):
+    (tmp_path / "Pulumi.dev.yaml").write_text(_stack_with("          zzz: 1\n"))
+    done = spot_training_in_process("validate", "dev", stacks_dir=tmp_path)
+    line = next(x for x in done.stderr.splitlines() if "jobs.smoke.zzz" in x)
+    for key in ("workerPoolSpecs", "displayName", "labels", "waitFor", "rerun", "resubmission", "onDelete", "import"):
+        assert key in line, line
+
+
+@pytest.mark.parametrize("typo, meant", [("memebers: []", "members"), ("packges: {}", "packages"), ("bucket: {versionning: true}", "versioning")])
+def test_a_typo_of_a_team_key_gets_a_did_you_mean(tmp_path, typo, meant):
+    (tmp_path / "Pulumi.dev.yaml").write_text(_stack_with(team_lines=f"      {typo}\n"))
+    done = spot_training_in_process("validate", "dev", stacks_dir=tmp_path)
+    assert done.returncode == 1
+    assert f"did you mean {meant!r}?" in done.stderr, done.stderr
