@@ -86,8 +86,13 @@ def load(
     extra_regions = place.extra_regions(get(f"{NS}:extraRegions"), failures)
     place.region(region, extra_regions, failures)
     environment = get(f"{NS}:environment")
-    if not isinstance(environment, str) or not _ENVIRONMENT.match(environment):
+    if environment is None:
         failures.append(f"{NS}:environment: is required: a short lowercase name such as dev or prod")
+    elif not isinstance(environment, str) or not _ENVIRONMENT.match(environment):
+        failures.append(
+            f"{NS}:environment: {environment!r} is not an environment name: 1-16 lowercase letters, digits and '-', "
+            f"starting with a letter, such as dev or prod{_write(environment, _ENVIRONMENT)}"
+        )
     deployers = _members(get(f"{NS}:deployers") or [], f"{NS}:deployers", failures)
     raw_teams = get(f"{NS}:teams")
     teams: dict[str, TeamConfig] = {}
@@ -133,13 +138,20 @@ def _warnings(teams: dict[str, TeamConfig]) -> list[str]:
     return found
 
 
+def _write(value: Any, rule: re.Pattern[str]) -> str:
+    """`; write e.g. 'data-science'` for a name the rule refuses, when lowercasing it and joining its
+    words with '-' gives one the rule takes; nothing otherwise (a suggestion is never one refused)."""
+    suggestion = re.sub(r"[^a-z0-9]+", "-", str(value).lower()).strip("-")
+    return f"; write e.g. {suggestion!r}" if rule.fullmatch(suggestion) else ""
+
+
 def _team(
     name: str, raw: Any, path: str, project: Any, region: Any, environment: Any, secrets: Secrets, failures: list[str]
 ) -> TeamConfig:
     team = TeamConfig(name)
     named = bool(_TEAM_NAME.match(name))  # the defaults derived from a bad name are not reported as well
     if not named:
-        failures.append(f"{path}: team names are 1-20 lowercase letters, digits and '-', starting with a letter")
+        failures.append(f"{path}: team names are 1-20 lowercase letters, digits and '-', starting with a letter{_write(name, _TEAM_NAME)}")
     if not isinstance(raw, dict):
         failures.append(f"{path}: must be a team (members, bucket, repository, images, packages, jobs)")
         return team
@@ -154,7 +166,7 @@ def _team(
             "lowercase letters, digits, '-', '_' and '.', starting and ending with a letter or digit, not an IP "
             "address, not starting with 'goog' (https://cloud.google.com/storage/docs/buckets#naming)"
         )
-    elif "name" not in team.bucket and named and isinstance(project, str) and not bucket_name_ok(default := f"{project}-{name}-staging"):
+    elif "name" not in team.bucket and named and place.project_ok(project) and not bucket_name_ok(default := f"{project}-{name}-staging"):
         failures.append(
             f"{path}.bucket.name: the default {default!r} is not a Cloud Storage bucket name ({{project}}-{{team}}-staging; "
             "https://cloud.google.com/storage/docs/buckets#naming): set bucket.name"
@@ -271,7 +283,10 @@ def _job(
     # A key of no kind a job entry takes gets its did-you-mean over all of them (not
     # just jobSpec's fields: `waitfor` means waitFor), and is then left out.
     job_keys = (*schema.MESSAGES["CustomJobSpec"], *BODY_KEYS, *KNOB_KEYS, IMPORT_KEY)
-    failures += [f"{path}.{key}: unknown field; {hint(str(key), job_keys, 'a job')}" for key in raw if key not in job_keys]
+    typos = {str(key): hint(str(key), job_keys, "a job") for key in raw if key not in job_keys}
+    failures += [f"{path}.{key}: unknown field; {meant}" for key, meant in typos.items()]
+    # The key a typo meant is not reported missing as well (`workerPoolSpec:` is the pools).
+    meant_keys = {k for k in job_keys if any(f"{k!r}?" in meant for meant in typos.values())}
     job_spec = {k: copy.deepcopy(v) for k, v in raw.items() if k in schema.MESSAGES["CustomJobSpec"]}
     # gcloud's --config spelling: one worker pool as a mapping, a scalar for a
     # repeated field; gcloud submits each as a one-item list, and so does this.
@@ -295,9 +310,16 @@ def _job(
         images=dict.fromkeys(images, _IMAGE_STAND_IN), packages=dict.fromkeys(packages, _PACKAGE_STAND_IN),
     )
     inputs = {"project": project, "location": region, **registered, **knobs}
+    # Reported once, where they are set: gcp:project / gcp:region, and the labels and default
+    # display name the stack derives from a team name or environment already refused.
+    derived = {"project", "location"}
+    if not _TEAM_NAME.match(str(team.name)):
+        derived |= {"labels.team"} | ({"displayName"} if not body.get("displayName") else set())
+    if not isinstance(environment, str) or not _ENVIRONMENT.match(environment):
+        derived.add("labels.environment")
     for failure in spec.validate(inputs, unknown=UNKNOWN):
-        if failure.path in ("project", "location"):
-            continue  # reported once, as gcp:project / gcp:region
+        if failure.path in derived or (failure.path.removeprefix("jobSpec.") in meant_keys and failure.reason.startswith("is required")):
+            continue
         default = " (the default, {team}-{job}: set displayName or shorten the job's name)" if failure.path == "displayName" and not body.get("displayName") else ""
         failures.append(f"{path}.{failure.path.removeprefix('jobSpec.')}: {failure.reason}{default}")
     return JobConfig(

@@ -21,6 +21,11 @@ _PROJECT = re.compile(r"^([a-z0-9][a-z0-9.-]*[a-z0-9]:)?[a-z][a-z0-9-]{4,28}[a-z
 REGION_ID = re.compile(r"^[a-z]+(-[a-z]+)+[0-9]+$")
 
 
+def project_ok(value: Any) -> bool:
+    """Whether `value` is a project id (what `project` checks): names derived from another are not judged."""
+    return isinstance(value, str) and bool(_PROJECT.match(value))
+
+
 def project(value: Any, failures: list[str]) -> None:
     if not isinstance(value, str) or not value:
         failures.append("gcp:project: is required")

@@ -97,3 +97,63 @@ def test_a_typo_of_a_team_key_gets_a_did_you_mean(tmp_path, typo, meant):
     done = spot_training_in_process("validate", "dev", stacks_dir=tmp_path)
     assert done.returncode == 1
     assert f"did you mean {meant!r}?" in done.stderr, done.stderr
+
+
+# Issue 30.3: the first cause only; nothing derived from it, no suggestion a rule refuses.
+_DEV = (__import__("pathlib").Path(__file__).resolve().parent.parent / "stacks" / "Pulumi.dev.yaml").read_text()
+
+
+@pytest.mark.parametrize(
+    "old, new, cause",
+    [
+        ("  spot-training:environment: dev\n", "", "spot-training:environment: is required"),
+        ("spot-training:environment: dev", "spot-training:environment: Dev_Env", "spot-training:environment: 'Dev_Env' is not"),
+        ("    tabular:\n", "    Tabular_Team:\n", "spot-training:teams.Tabular_Team: team names are"),
+        ("    vision:\n", "    Data Science:\n", "spot-training:teams.Data Science: team names are"),
+        ("gcp:project: acme-ml-dev", "gcp:project: Acme_ML", "gcp:project: 'Acme_ML' is not a project id"),
+    ],
+)
+def test_a_bad_setting_is_one_error_not_followed_by_errors_derived_from_it(tmp_path, old, new, cause):
+    assert old in _DEV
+    (tmp_path / "Pulumi.dev.yaml").write_text(_DEV.replace(old, new))
+    done = spot_training_in_process("validate", "dev", stacks_dir=tmp_path)
+    assert done.returncode == 1
+    lines = done.stderr.splitlines()[1:]
+    assert len(lines) == 1 and lines[0].strip().startswith(cause), done.stderr
+    assert "NoneType" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    "name, suggestion", [("Tabular_Team", "tabular-team"), ("Data Science", "data-science"), ("data_science", "data-science"), ("9lives", None)]
+)
+def test_a_bad_team_name_is_offered_only_a_name_the_team_rule_takes(tmp_path, name, suggestion):
+    import re
+
+    (tmp_path / "Pulumi.dev.yaml").write_text(_DEV.replace("    tabular:\n", f"    {name}:\n"))
+    done = spot_training_in_process("validate", "dev", stacks_dir=tmp_path)
+    offered = re.findall(r"write e\.g\. '([^']*)'", done.stderr)
+    assert offered == ([suggestion] if suggestion else []), done.stderr
+    assert all(re.fullmatch(r"[a-z][a-z0-9-]{0,19}", s) for s in offered)
+
+
+def test_a_bad_environment_is_offered_only_a_name_the_environment_rule_takes(tmp_path):
+    (tmp_path / "Pulumi.dev.yaml").write_text(_DEV.replace("spot-training:environment: dev", "spot-training:environment: Dev_Env"))
+    done = spot_training_in_process("validate", "dev", stacks_dir=tmp_path)
+    assert "write e.g. 'dev-env'" in done.stderr and "dev_env" not in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize(
+    "old, new, path, hint",
+    [
+        ("          workerPoolSpecs:\n", "          workerPoolSpec:\n", "resnet-smoke.workerPoolSpec", "did you mean 'workerPoolSpecs'?"),
+        ("acceleratorType: NVIDIA_TESLA_T4", "acceleratorType: NVIDIA_TESLA_T5", "resnet-smoke.workerPoolSpecs[0].machineSpec.acceleratorType", "did you mean 'NVIDIA_TESLA_T4'?"),
+        ("strategy: SPOT, timeout: 7200s", "strategy: spot, timeout: 7200s", "resnet-smoke.scheduling.strategy", "did you mean 'SPOT'?"),
+    ],
+)
+def test_a_typo_is_one_error_with_its_did_you_mean_and_no_error_derived_from_it(tmp_path, old, new, path, hint):
+    assert old in _DEV
+    (tmp_path / "Pulumi.dev.yaml").write_text(_DEV.replace(old, new, 1))
+    done = spot_training_in_process("validate", "dev", stacks_dir=tmp_path)
+    lines = [x.strip() for x in done.stderr.splitlines() if "jobs.resnet-smoke" in x]
+    assert len(lines) == 1 and lines[0].startswith(f"spot-training:teams.vision.jobs.{path}: "), done.stderr
+    assert hint in lines[0], lines[0]

@@ -29,8 +29,10 @@ class ShapeCheck:
                 for i, item in enumerate(value):
                     self.walk(item, inner, f"{path}[{i}]")
             elif value not in schema.ENUMS[inner]:
-                allowed = ", ".join(v for v in schema.ENUMS[inner] if v not in DEPRECATED_STRATEGIES)
-                self.fail(path, f"unknown value {value!r}; expected one of {allowed}")
+                allowed = [v for v in schema.ENUMS[inner] if v not in DEPRECATED_STRATEGIES]
+                close = difflib.get_close_matches(str(value).upper(), allowed, n=1)  # `spot` means SPOT
+                hint = f"did you mean {close[0]!r}? " if close else ""
+                self.fail(path, f"unknown value {value!r}; {hint}expected one of {', '.join(allowed)}")
         elif kind == schema.STRING:
             if not isinstance(value, str):
                 self.fail(path, f"must be a string, got {type_name(value)}")

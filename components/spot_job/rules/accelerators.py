@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import schema
 from . import cpu_machines, gpu_machines, machine_types, tpu_machines
 from .known import Fail, Known
 
@@ -44,8 +45,8 @@ def _carried(k: Known, machine: dict[str, Any], path: str, fail: Fail) -> None:
     machine_type = k.text(machine, "machineType")
     accelerator = k.text(machine, "acceleratorType")
     count = k.number(machine, "acceleratorCount")
-    if machine_type is None or accelerator is None or count is None:
-        return  # unknown in a preview, or no accelerator
+    if machine_type is None or accelerator is None or count is None or accelerator not in schema.ENUMS["AcceleratorType"]:
+        return  # unknown in a preview, no accelerator, or one the shape check refused
     if _tpu_mismatch(machine_type, accelerator, path, fail) or accelerator.startswith("TPU_"):
         return  # a TPU's own rules are tpu.py's
     attached = gpu_machines.ATTACHED.get(machine_type)
