@@ -1,6 +1,10 @@
 """`spot-training validate STACK`: the stack config and every job, checked as
 `pulumi preview` would check them, offline; every failure by its config path.
 
+A credential written into a job's env, args or command is a failure too: the
+policy pack's mandatory job-env-no-credentials refuses it at `pulumi preview`,
+and `validate` runs the same detector (offline/credentials.py), by config path.
+
 Exit 0 when the stack is deployable, 1 when it is not (the failures on
 stderr), 2 for a stack that does not exist.
 """
@@ -18,6 +22,15 @@ def register(app: typer.Typer) -> None:
 
 def validate(stack: str = arguments.STACK) -> None:
     """Check the stack config and every job's spec, offline, listing every failure by path."""
+    from offline import credentials
+
     jobs = offline_stack.rendered_jobs(stack)
+    if found := credentials.findings(jobs):
+        output.error(
+            f"a credential written into a job (the policy pack's {credentials.POLICY} refuses it too):\n  "
+            + "\n  ".join(found)
+            + f"\n{credentials.advice()}"
+        )
+        raise typer.Exit(1)
     teams = sorted({job.team for job in jobs})
     output.out.print(f"{stack}: valid ({len(jobs)} jobs of {len(teams)} teams: {', '.join(teams)})", markup=False)

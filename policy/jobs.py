@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+import credentials
 import stack_settings
 from pulumi_policy import EnforcementLevel, ResourceValidationPolicy, Severity
 from pulumi_policy.proxy import UnknownValueError
@@ -26,27 +27,6 @@ _PINNED = re.compile(r"^[^\s@]+@sha256:[0-9a-f]{64}$")
 # exempt as the prebuilt executor images of pythonPackageSpec are. The hosts and repository are the ones
 # https://cloud.google.com/vertex-ai/docs/training/pre-built-containers lists (us-, europe-, asia-docker.pkg.dev).
 _GOOGLE_PREBUILT = re.compile(r"^(?:us|europe|asia)-docker\.pkg\.dev/vertex-ai/training/[^\s/]+$")
-# An env var named for a credential: a whole word of its name, so TOKENIZER or MAX_TOKENS are not.
-_CREDENTIAL_NAME = re.compile(r"(?:^|_)(?:TOKEN|PASSWORD|PASSWD|SECRET|API_?KEY|ACCESS_KEY|PRIVATE_KEY)(?:_|$)", re.I)
-# What the stack's ${secrets.NAME} resolves to: a name the code reads the secret with, not the secret.
-_SECRET_MANAGER_NAME = re.compile(r"^projects/[^/]+/secrets/[^/]+(?:/versions/[^/]+)?$")
-# Well-known token shapes, whatever the variable is called.
-_TOKEN_SHAPES = (
-    ("a Hugging Face token", re.compile(r"(?<![A-Za-z0-9])hf_[A-Za-z0-9]{30,}")),
-    ("a GitHub token", re.compile(r"(?<![A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})")),
-    ("an AWS access key", re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![A-Za-z0-9])")),
-    ("an OpenAI-style API key", re.compile(r"(?<![A-Za-z0-9])sk-[A-Za-z0-9_-]{20,}")),
-    ("a Google API key", re.compile(r"(?<![A-Za-z0-9])AIza[0-9A-Za-z_-]{35}")),
-    ("a Slack token", re.compile(r"(?<![A-Za-z0-9])xox[abposr]-[A-Za-z0-9-]{10,}")),
-)
-_USE_SECRET_MANAGER = (
-    "anyone who may get the job (aiplatform.customJobs.get on the project) reads a CustomJob's env in the console "
-    "and the API. Keep the credential in Secret Manager, list it under the team's secrets: "
-    "({NAME: {secret: projects/<project>/secrets/<name>}}) and set the value to ${secrets.NAME}: the job gets the "
-    "secret version's resource name, which its code reads at run time"
-)
-
-
 def _spot_strategy(args, report_violation) -> None:
     settings = stack_settings.for_urn(args.urn)
     for message in settings.errors_for("allowedStrategies"):
@@ -208,17 +188,23 @@ def _no_credentials_in_env(args, report_violation) -> None:
         spec = mapping(args.props.get("jobSpec"))
     except UnknownValueError:
         return  # the whole spec is computed; it is checked when `up` knows it
-    for path, env in _envs(spec):
-        for j, name, value in env:
-            if not isinstance(value, str) or not value:
-                continue  # a value computed at deploy time is not a literal
-            where = f"{path}[{j}] ({name})"
-            # Never quote the value: this message is printed in every preview.
-            shape = next((kind for kind, pattern in _TOKEN_SHAPES if pattern.search(value)), None)
-            if shape is not None:
-                report_violation(f"{where} holds what looks like {shape}: {_USE_SECRET_MANAGER}")
-            elif isinstance(name, str) and _CREDENTIAL_NAME.search(name) and not _SECRET_MANAGER_NAME.match(value):
-                report_violation(f"{where} is a literal value, and its name says credential: {_USE_SECRET_MANAGER}")
+    # Named by its config path when the job is an entry of the stack file, where it is to be fixed.
+    where = stack_settings.for_urn(args.urn).config_path(_team(args), args.name)
+
+    def at(path: str) -> str:
+        return f"{where}.{path.removeprefix('jobSpec.')}" if where else path
+
+    # Never quote the value: this message is printed in every preview.
+    for path, reason in credentials.findings(spec, UnknownValueError):
+        report_violation(f"{at(path)} {reason}: {credentials.ADVICE}")
+
+
+def _team(args) -> str:
+    try:
+        team = mapping(args.props.get("labels")).get("team")
+    except UnknownValueError:
+        return ""
+    return team if isinstance(team, str) else ""
 
 
 def _spec_advice(args, report_violation) -> None:
@@ -304,10 +290,10 @@ POLICIES = [
     ResourceValidationPolicy(
         name="job-env-no-credentials",
         description=(
-            "No credential in a training job's env: a variable named like one (TOKEN, PASSWORD, SECRET, API_KEY, ...) "
-            "holds a Secret Manager resource name, not a literal, and no value looks like a well-known token "
-            "(hf_, ghp_, AKIA, sk-, ...). A CustomJob's env is readable by anyone who may get the job; use the "
-            "team's secrets: and ${secrets.NAME}."
+            "No credential in a training job's env, args or command: a variable or flag named like one (TOKEN, "
+            "PASSWORD, SECRET, API_KEY, ...) holds a Secret Manager resource name, not a literal, and no value looks "
+            "like a well-known token (hf_, ghp_, AKIA, sk-, ...). A CustomJob's env, args and command are readable "
+            "by anyone who may get the job; use the team's secrets: and ${secrets.NAME}."
         ),
         validate=of_types((JOB,), _no_credentials_in_env),
         enforcement_level=EnforcementLevel.MANDATORY,
