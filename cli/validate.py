@@ -34,3 +34,5 @@ def validate(stack: str = arguments.STACK) -> None:
         raise typer.Exit(1)
     teams = sorted({job.team for job in jobs})
     output.out.print(f"{stack}: valid ({len(jobs)} jobs of {len(teams)} teams: {', '.join(teams)})", markup=False)
+    # What validate does not run: the rest of the pack, which needs its own environment (policy/.venv).
+    output.note(f"the policy pack checks more (pinned images, strategies, CMEK, residency, budget): spot-training policy {stack}")

@@ -157,3 +157,9 @@ def test_a_typo_is_one_error_with_its_did_you_mean_and_no_error_derived_from_it(
     lines = [x.strip() for x in done.stderr.splitlines() if "jobs.resnet-smoke" in x]
     assert len(lines) == 1 and lines[0].startswith(f"spot-training:teams.vision.jobs.{path}: "), done.stderr
     assert hint in lines[0], lines[0]
+
+
+def test_a_valid_stack_says_that_the_policy_pack_has_more_to_say():
+    done = spot_training_in_process("validate", "dev")
+    assert done.returncode == 0
+    assert "note: the policy pack checks more" in done.stderr and "spot-training policy dev" in done.stderr
