@@ -116,6 +116,12 @@ REFUSED = [
     ("a GPU on a TPU v5e machine", tpu_with("ct5lp-hightpu-4t", "2x2", "NVIDIA_TESLA_T4", 1), "us-west1", f"{MACHINE}.acceleratorType"),
     ("a GPU on cloud-tpu", gpu("cloud-tpu", "NVIDIA_TESLA_T4", 1), "us-central1", f"{MACHINE}.acceleratorType"),
     ("TPU v2 on an N1 machine", gpu("n1-standard-8", "TPU_V2", 8), "us-central1", f"{MACHINE}.acceleratorType"),
+    #     A GPU machine's size counts GPUs (`8g`), a TPU host's chips (`4t`), a CPU machine's vCPUs (no letter).
+    ("a TPU host's size without its t", tpu("ct5lp-hightpu-4", "2x2"), "us-west1", f"{MACHINE}.machineType"),
+    ("a GPU machine's size without its g", container({"machineType": "a2-highgpu-1"}), "us-central1", f"{MACHINE}.machineType"),
+    ("a CPU machine's size with a g", container({"machineType": "n2-standard-8g"}), "us-central1", f"{MACHINE}.machineType"),
+    #     MachineSpec.tpu_topology: "The topology of the TPUs" (machine_resources.proto): not of a GPU machine.
+    ("a TPU topology on a GPU machine", gpu("a3-highgpu-8g", "NVIDIA_H100_80GB", 8, tpuTopology="2x2"), "us-central1", f"{MACHINE}.tpuTopology"),
     # 9. CustomJobSpec.network: "Where {project} is a project number" (custom_job.proto).
     ("a network named by project id", container(network="projects/acme-ml-dev/global/networks/training-vpc"), "us-central1", "network"),
 ]
@@ -316,3 +322,9 @@ def test_a_gpu_on_cloud_tpu_is_one_error_about_the_type_not_also_one_about_the_c
     done = validate(tmp_path, gpu("cloud-tpu", "NVIDIA_TESLA_T4", 1), "us-central1")
     lines = [x for x in done.stderr.splitlines() if "jobs.job." in x]
     assert len(lines) == 1 and f"{MACHINE}.acceleratorType:" in lines[0], done.stderr
+
+
+def test_a_misspelt_machine_type_is_one_error_not_also_one_about_its_gpu(tmp_path):
+    done = validate(tmp_path, gpu("n1-standrad-8", "NVIDIA_L4", 1), "us-central1")
+    lines = [x for x in done.stderr.splitlines() if "jobs.job." in x]
+    assert len(lines) == 1 and f"{MACHINE}.machineType:" in lines[0], done.stderr

@@ -47,6 +47,8 @@ def _carried(k: Known, machine: dict[str, Any], path: str, fail: Fail) -> None:
     count = k.number(machine, "acceleratorCount")
     if machine_type is None or accelerator is None or count is None or accelerator not in schema.ENUMS["AcceleratorType"]:
         return  # unknown in a preview, no accelerator, or one the shape check refused
+    if not machine_types.is_listed(machine_type) and machine_types.series_of(machine_type) is None:
+        return  # no machine type (machine_types.py says so): nothing to carry the accelerator
     if _tpu_mismatch(machine_type, accelerator, path, fail) or accelerator.startswith("TPU_"):
         return  # a TPU's own rules are tpu.py's
     attached = gpu_machines.ATTACHED.get(machine_type)

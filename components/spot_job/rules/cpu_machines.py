@@ -73,6 +73,9 @@ SERIES: dict[str, tuple[str, ...]] = {
     "tpu7x": ("standard",),
 }
 
+# The types whose size counts the GPUs they carry (a2-highgpu-8g).
+GPU_TYPES = ("highgpu", "megagpu", "ultragpu", "edgegpu", "maxgpu")
+
 # Series to which no GPU attaches: every CPU series but N1 ("You can also attach some GPU
 # models to N1 general-purpose machine types", https://cloud.google.com/compute/docs/gpus).
 GPU_ATTACHES = ("n1",)

@@ -45,7 +45,9 @@ def series_of(machine_type: str) -> str | None:
         return series if not size else None
     if kind == "custom":
         return series if len(size) >= 2 and size[0].isdigit() else None
-    if not size or not size[0][:-1 if size[0][-1].isalpha() else None].isdigit():
+    # The size counts GPUs on a GPU type (a3-highgpu-8g), chips on a TPU host (ct6e-standard-4t), else vCPUs.
+    unit = "t" if series in cpu_machines.TPU_SERIES else "g" if kind in cpu_machines.GPU_TYPES else ""
+    if not size or not size[0].endswith(unit) or not size[0].removesuffix(unit).isdigit():
         return None
     return series if all(part in _SUFFIXES for part in size[1:]) else None
 
