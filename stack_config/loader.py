@@ -183,9 +183,13 @@ def _team(
         failures.append(f"{path}.repository.repositoryId: the default, the team's name {name!r}, is not {rule}: set repositoryId")
     for key, image in _mapping(raw.get("images"), f"{path}.images", failures).items():
         team.images[key] = _image(image, f"{path}.images.{key}", failures)
+    # Defined, even if refused above: a job naming one is not told it names nothing as well.
+    declared = {kind: set(_mapping(raw.get(kind), "", [])) for kind in ("images", "packages")}
     for key, package in _mapping(raw.get("packages"), f"{path}.packages", failures).items():
         source = package.get("source") if isinstance(package, dict) else None
-        if not isinstance(source, str) or set(package) != {"source"}:
+        if isinstance(package, dict) and (typos := [k for k in package if k != "source"]):
+            failures += [f"{path}.packages.{key}.{k}: unknown key; {hint(str(k), ('source',), 'a package')}" for k in typos]
+        elif not isinstance(source, str) or set(package) != {"source"}:
             failures.append(f"{path}.packages.{key}: must be {{source: a built sdist or wheel, or a package directory}}")
         elif not _is_package(Path(source)):
             failures.append(f"{path}.packages.{key}.source: {source!r} is neither a .tar.gz/.whl file nor a directory with a pyproject.toml")
@@ -196,7 +200,7 @@ def _team(
         if parsed_secret is not None:
             team.secrets[key] = parsed_secret
     for key, job in _mapping(raw.get("jobs"), f"{path}.jobs", failures).items():
-        parsed = _job(key, job, f"{path}.jobs.{key}", team, project, region, environment, secrets, failures)
+        parsed = _job(key, job, f"{path}.jobs.{key}", team, project, region, environment, secrets, failures, declared)
         if parsed is not None:
             team.jobs[key] = parsed
     return team
@@ -216,6 +220,9 @@ def _service_account(team: TeamConfig, raw: Any, path: str, environment: Any, fa
 
 
 def _image(raw: Any, path: str, failures: list[str]) -> ImageConfig:
+    if isinstance(raw, dict) and (typos := [k for k in raw if k not in ("name", "tag", "build")]):
+        failures += [f"{path}.{k}: unknown key; {hint(str(k), ('name', 'tag', 'build'), 'an image')}" for k in typos]
+        return ImageConfig()
     if isinstance(raw, dict) and set(raw) <= {"name", "tag"} and isinstance(raw.get("name"), str) and isinstance(raw.get("tag"), str):
         return ImageConfig(name=raw["name"], tag=raw["tag"])
     build = raw.get("build") if isinstance(raw, dict) else None
@@ -273,7 +280,8 @@ def _replica_regions(value: Any, path: str, home: Any, extra_regions: list[str])
 
 
 def _job(
-    name: Any, raw: Any, path: str, team: TeamConfig, project: Any, region: Any, environment: Any, secrets: Secrets, failures: list[str]
+    name: Any, raw: Any, path: str, team: TeamConfig, project: Any, region: Any, environment: Any, secrets: Secrets, failures: list[str],
+    declared: dict[str, set[str]] | None = None,
 ) -> JobConfig | None:
     if not isinstance(raw, dict):
         failures.append(f"{path}: must be a job: the Vertex REST jobSpec fields, plus displayName, labels, ...")
@@ -304,7 +312,7 @@ def _job(
     # packages, account and output prefix as stand-ins, known only at deploy time.
     # A reference's own existence is checked here; a stand-in's value, never
     # the user's, is what the rules then see.
-    images, packages = _references(job_spec, path, team, failures)
+    images, packages = _references(job_spec, path, team, failures, declared or {})
     registered = job_body(
         name, body, team=team.name, environment=environment, service_account=UNKNOWN, output_uri_prefix=UNKNOWN,
         images=dict.fromkeys(images, _IMAGE_STAND_IN), packages=dict.fromkeys(packages, _PACKAGE_STAND_IN),
@@ -372,7 +380,9 @@ def _pasted_wrapper(raw: dict, path: str, failures: list[str]) -> bool:
     return True
 
 
-def _references(job_spec: dict, path: str, team: TeamConfig, failures: list[str]) -> tuple[set[str], set[str]]:
+def _references(
+    job_spec: dict, path: str, team: TeamConfig, failures: list[str], declared: dict[str, set[str]]
+) -> tuple[set[str], set[str]]:
     """The image and package keys the job's `${images.KEY}` / `${packages.KEY}` name; one the team lacks is a failure."""
     images: set[str] = set()
     packages: set[str] = set()
@@ -389,8 +399,8 @@ def _references(job_spec: dict, path: str, team: TeamConfig, failures: list[str]
         for where, value, pattern, known, keys in found:
             if match := pattern.match(value):
                 keys.add(match.group(1))
-                if match.group(1) not in known:
-                    kind = "image" if keys is images else "package"
+                kind = "image" if keys is images else "package"
+                if match.group(1) not in known and match.group(1) not in declared.get(f"{kind}s", ()):
                     failures.append(f"{path}.workerPoolSpecs[{i}].{where}: {value} names no {kind} of this team; it has {', '.join(known) or f'no {kind}s'}")
     return images, packages
 

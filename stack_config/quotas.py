@@ -12,7 +12,7 @@ from typing import Any
 
 from components.spot_job.pacing import DEFAULTS
 
-from .keys import NS
+from .keys import NS, hint
 
 KEY = f"{NS}:quotas"
 # Google's page, where the defaults and how to raise them are written.
@@ -30,7 +30,7 @@ def quotas(value: Any, failures: list[str]) -> dict[str, int] | None:
     ok = True
     for key, number in value.items():
         if key not in DEFAULTS:
-            failures.append(f"{KEY}.{key}: unknown key; the keys are {', '.join(DEFAULTS)}")
+            failures.append(f"{KEY}.{key}: unknown key; {hint(str(key), DEFAULTS, 'it')}")
             ok = False
         elif isinstance(number, bool) or not isinstance(number, int) or number < 1:
             failures.append(

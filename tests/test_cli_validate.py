@@ -163,3 +163,29 @@ def test_a_valid_stack_says_that_the_policy_pack_has_more_to_say():
     done = spot_training_in_process("validate", "dev")
     assert done.returncode == 0
     assert "note: the policy pack checks more" in done.stderr and "spot-training policy dev" in done.stderr
+
+
+@pytest.mark.parametrize(
+    "old, new, path, hint",
+    [
+        ("          rerun: \"1\"\n", "          rerun: \"1\"\n          resubmission: {maxResubmissions: 2, fallback: [{afterStockout: 1, strategy: STANDARD}]}\n",
+         "spot-training:teams.vision.jobs.resnet-smoke.resubmission.fallback[0].afterStockout", "did you mean 'afterStockouts'?"),
+        ("machineSpec: {machineType: n1-standard-8", "machineSpec: {machinetype: n1-standard-8",
+         "spot-training:teams.vision.jobs.resnet-smoke.workerPoolSpecs[0].machineSpec.machinetype", "did you mean 'machineType'?"),
+        ("          waitTimeout: 900s\n", "          waitTimeout: 900s\n          onDelete: kep\n",
+         "spot-training:teams.vision.jobs.resnet-smoke.onDelete", "did you mean 'keep'?"),
+        ("  spot-training:environment: dev\n", "  spot-training:environment: dev\n  spot-training:quotas: {submissionPerMinute: 5}\n",
+         "spot-training:quotas.submissionPerMinute", "did you mean 'submissionsPerMinute'?"),
+        ("        runtime: {source: training/spot-runtime}", "        runtime: {sorce: training/spot-runtime}",
+         "spot-training:teams.tabular.packages.runtime", "did you mean 'source'?"),
+        ('        trainer: {name: trainer, tag: "2026-11-30"}', '        trainer: {nam: trainer, tag: "2026-11-30"}',
+         "spot-training:teams.vision.images.trainer", "did you mean 'name'?"),
+    ],
+)
+def test_a_nested_typo_is_one_error_with_its_did_you_mean(tmp_path, old, new, path, hint):
+    assert old in _DEV
+    (tmp_path / "Pulumi.dev.yaml").write_text(_DEV.replace(old, new, 1))
+    done = spot_training_in_process("validate", "dev", stacks_dir=tmp_path)
+    lines = [x.strip() for x in done.stderr.splitlines()[1:]]
+    assert len(lines) == 1 and lines[0].startswith(path), done.stderr
+    assert hint in lines[0], lines[0]

@@ -30,8 +30,9 @@ class ShapeCheck:
                     self.walk(item, inner, f"{path}[{i}]")
             elif value not in schema.ENUMS[inner]:
                 allowed = [v for v in schema.ENUMS[inner] if v not in DEPRECATED_STRATEGIES]
-                close = difflib.get_close_matches(str(value).upper(), allowed, n=1)  # `spot` means SPOT
-                hint = f"did you mean {close[0]!r}? " if close else ""
+                by_lower = {v.lower(): v for v in allowed}  # `spot` means SPOT, `kep` keep
+                close = difflib.get_close_matches(str(value).lower(), list(by_lower), n=1)
+                hint = f"did you mean {by_lower[close[0]]!r}? " if close else ""
                 self.fail(path, f"unknown value {value!r}; {hint}expected one of {', '.join(allowed)}")
         elif kind == schema.STRING:
             if not isinstance(value, str):

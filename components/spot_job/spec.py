@@ -17,6 +17,7 @@ from . import labels as own_labels
 from . import rules, schema
 from .defaults import DEFAULT_REPLICA_COUNT, DEFAULT_STRATEGY
 from .errors import UserError
+from .first_causes import first_causes
 from .job_name import parent_of
 from .rules.known import Known
 from .shape import ShapeCheck, join
@@ -99,7 +100,7 @@ def validate(inputs: dict[str, Any], unknown: Any = _NO_UNKNOWN) -> list[Failure
     # components send unset options, is valid and means the default.
     # https://protobuf.dev/programming-guides/proto3/#default
     rules.apply(Known(_without_empty(inputs), is_unknown), fail)
-    return failures
+    return first_causes(failures)
 
 
 def _without_empty(value: Any) -> Any:
