@@ -328,3 +328,11 @@ def test_a_misspelt_machine_type_is_one_error_not_also_one_about_its_gpu(tmp_pat
     done = validate(tmp_path, gpu("n1-standrad-8", "NVIDIA_L4", 1), "us-central1")
     lines = [x for x in done.stderr.splitlines() if "jobs.job." in x]
     assert len(lines) == 1 and f"{MACHINE}.machineType:" in lines[0], done.stderr
+
+
+def test_check_under_the_host_lists_a_typo_alone_as_validate_does(tmp_path, host, emulator, program_inputs):
+    job = container({"machinetype": "n1-standard-4"})
+    checked = host.check(URN, {}, provider_inputs(program_inputs, job, "us-central1"))
+    assert [(f.property, "did you mean 'machineType'?" in f.reason) for f in checked.failures] == [(f"jobSpec.{MACHINE}.machinetype", True)]
+    done = validate(tmp_path, job, "us-central1")
+    assert [x.strip().split(": ")[0] for x in done.stderr.splitlines()[1:]] == [f"spot-training:teams.vision.jobs.job.{MACHINE}.machinetype"]
