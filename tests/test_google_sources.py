@@ -336,3 +336,19 @@ def test_check_under_the_host_lists_a_typo_alone_as_validate_does(tmp_path, host
     assert [(f.property, "did you mean 'machineType'?" in f.reason) for f in checked.failures] == [(f"jobSpec.{MACHINE}.machinetype", True)]
     done = validate(tmp_path, job, "us-central1")
     assert [x.strip().split(": ")[0] for x in done.stderr.splitlines()[1:]] == [f"spot-training:teams.vision.jobs.job.{MACHINE}.machinetype"]
+
+
+def test_a_did_you_mean_is_never_a_machine_type_the_rules_refuse_for_the_job(tmp_path):
+    # europe-west1 offers no A100 for training (rules/region_offers.py): a2-highgpu-1g is no fix there.
+    done = validate(tmp_path, gpu("a2-higpu-1g", "NVIDIA_TESLA_A100", 1), "europe-west1")
+    line = next(x for x in done.stderr.splitlines() if f"{MACHINE}.machineType:" in x)
+    assert "a2-highgpu-1g" not in line, line
+    done = validate(tmp_path, gpu("a2-higpu-1g", "NVIDIA_TESLA_A100", 1), "us-central1")
+    assert "did you mean 'a2-highgpu-1g'?" in done.stderr
+
+
+def test_a_machine_to_write_for_a_gpu_is_never_one_the_rules_refuse_for_the_job(tmp_path):
+    # A100 is not offered in europe-west1: no A2 machine type is a fix there.
+    done = validate(tmp_path, gpu("n2-standard-8", "NVIDIA_TESLA_A100", 1), "europe-west1")
+    line = next(x for x in done.stderr.splitlines() if f"{MACHINE}.acceleratorType:" in x and "carries no GPU" in x)
+    assert "a2-highgpu" not in line, line

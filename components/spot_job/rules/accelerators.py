@@ -20,7 +20,7 @@ from .known import Fail, Known
 
 
 def accelerators(k: Known, fail: Fail) -> None:
-    for _, path, machine in k.pool_parts("machineSpec"):
+    for index, path, machine in k.pool_parts("machineSpec"):
         count = k.number(machine, "acceleratorCount")
         has_type = k.has(machine, "acceleratorType")
         if count is not None and count < 0:
@@ -37,10 +37,10 @@ def accelerators(k: Known, fail: Fail) -> None:
                 f"is {count}; with gpuPartitionSize Vertex AI partitions one GPU, so acceleratorCount must be 1",
             )
         else:
-            _carried(k, machine, path, fail)
+            _carried(k, machine, path, fail, index)
 
 
-def _carried(k: Known, machine: dict[str, Any], path: str, fail: Fail) -> None:
+def _carried(k: Known, machine: dict[str, Any], path: str, fail: Fail, index: int) -> None:
     """The GPU type and count are ones the machine type carries."""
     machine_type = k.text(machine, "machineType")
     accelerator = k.text(machine, "acceleratorType")
@@ -73,20 +73,23 @@ def _carried(k: Known, machine: dict[str, Any], path: str, fail: Fail) -> None:
                 f"{accelerator} attaches to N1 machine types in counts of {', '.join(map(str, counts))}, not {count}",
             )
     elif machine_types.series_of(machine_type) in cpu_machines.NO_GPU:
-        fail(f"{path}.acceleratorType", f"{machine_type} carries no GPU; {_where_it_goes(machine_type, accelerator, count)}")
+        fail(f"{path}.acceleratorType", f"{machine_type} carries no GPU; {_where_it_goes(k, index, machine_type, accelerator, count)}")
 
 
-def _where_it_goes(machine_type: str, accelerator: str, count: int) -> str:
-    """The machine type to write for `count` of `accelerator`: an N1 of the same shape, or the one that carries them."""
+def _where_it_goes(k: Known, index: int, machine_type: str, accelerator: str, count: int) -> str:
+    """The machine type to write for `count` of `accelerator`: an N1 of the same shape, or the one that
+    carries them; named only if every rule takes it for this job (its region may offer no such GPU)."""
     if accelerator in gpu_machines.N1_GPUS:
-        shape = machine_type.split("-", 1)[1]
-        n1 = f"{gpu_machines.N1_PREFIX}{shape}"
-        n1 = n1 if n1 in cpu_machines.TRAINING else "n1-standard-8"
-        return f"{accelerator} attaches to N1 machine types only: write machineType {n1}"
+        n1 = f"{gpu_machines.N1_PREFIX}{machine_type.split('-', 1)[1]}"
+        fits = [m for m in (n1, "n1-standard-8") if m in cpu_machines.TRAINING and machine_types.takes(k, index, m)]
+        where = f"{accelerator} attaches to N1 machine types only"
+        return f"{where}: write machineType {fits[0]}" if fits else where
     carriers = [m for m, g in gpu_machines.ATTACHED.items() if g.accelerator_type == accelerator]
     exact = [m for m in carriers if gpu_machines.ATTACHED[m].count == count]
-    if exact or carriers:
-        return f"{accelerator} comes with its own machine type: write machineType {(exact or carriers)[0]}"
+    fits = [m for m in exact if machine_types.takes(k, index, m)]
+    if carriers:
+        where = f"{accelerator} comes with its own machine type"
+        return f"{where}: write machineType {fits[0]}" if fits else where
     return "GPUs attach to N1 machine types or come with their own (A2, A3, A4, G2, G4)"
 
 

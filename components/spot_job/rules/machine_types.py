@@ -11,6 +11,7 @@ https://cloud.google.com/vertex-ai/docs/training/configure-compute
 
 from __future__ import annotations
 
+import copy
 import difflib
 import re
 from typing import Any
@@ -53,15 +54,28 @@ def series_of(machine_type: str) -> str | None:
 
 
 def machine_type(k: Known, fail: Fail) -> None:
-    for _, path, machine in k.pool_parts("machineSpec"):
+    for index, path, machine in k.pool_parts("machineSpec"):
         value = k.text(machine, "machineType")
         if value is None or is_listed(value) or series_of(value) is not None:
             continue
-        fail(f"{path}.machineType", _refusal(value))
+        fail(f"{path}.machineType", _refusal(k, index, value))
 
 
-def _refusal(value: str) -> str:
-    close = difflib.get_close_matches(value.lower(), listed(), n=1, cutoff=0.6)
+def takes(k: Known, index: int, candidate: str) -> bool:
+    """Whether every rule takes pool `index` of the job with machineType `candidate`: a machine
+    type is offered as a fix only then (never one the job's region, strategy or GPU refuses)."""
+    from . import apply  # the whole rule set, this module's rule among them: imported when first asked
+
+    inputs = copy.deepcopy(k.inputs)
+    inputs["jobSpec"]["workerPoolSpecs"][index]["machineSpec"]["machineType"] = candidate
+    prefix = f"jobSpec.workerPoolSpecs[{index}].machineSpec"
+    refused: list[str] = []
+    apply(Known(inputs, k.is_unknown), lambda path, _: refused.append(path) if path.startswith(prefix) else None)
+    return not refused
+
+
+def _refusal(k: Known, index: int, value: str) -> str:
+    close = [m for m in difflib.get_close_matches(value.lower(), listed(), n=3, cutoff=0.6) if takes(k, index, m)]
     hint = f"did you mean {close[0]!r}?" if close else "write one of the machine types Vertex training lists, such as n1-standard-4"
     series = ", ".join(s for s in cpu_machines.SERIES if s in {m.split("-")[0] for m in listed()})
     return (
