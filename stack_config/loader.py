@@ -100,7 +100,7 @@ def load(
         failures.append(f"{NS}:teams: is required: a map of team name to team")
     else:
         for name, raw in raw_teams.items():
-            teams[name] = _team(name, raw, f"{NS}:teams.{name}", project, region, environment, secrets, failures)
+            teams[name] = _team(name, raw, f"{NS}:teams.{name}", project, region, environment, secrets, failures, set(raw_teams))
         failures += _ladder_regions(raw_teams, extra_regions)
         for name, team in teams.items():
             failures += _replica_regions(team.repository.get("replica_regions"), f"{NS}:teams.{name}.repository.replicaRegions", region, extra_regions)
@@ -138,20 +138,22 @@ def _warnings(teams: dict[str, TeamConfig]) -> list[str]:
     return found
 
 
-def _write(value: Any, rule: re.Pattern[str]) -> str:
+def _write(value: Any, rule: re.Pattern[str], taken: Collection[str] = ()) -> str:
     """`; write e.g. 'data-science'` for a name the rule refuses, when lowercasing it and joining its
-    words with '-' gives one the rule takes; nothing otherwise (a suggestion is never one refused)."""
+    words with '-' gives one the rule takes and no sibling has; nothing otherwise (a suggestion is
+    never one refused)."""
     suggestion = re.sub(r"[^a-z0-9]+", "-", str(value).lower()).strip("-")
-    return f"; write e.g. {suggestion!r}" if rule.fullmatch(suggestion) else ""
+    return f"; write e.g. {suggestion!r}" if rule.fullmatch(suggestion) and suggestion not in taken else ""
 
 
 def _team(
-    name: str, raw: Any, path: str, project: Any, region: Any, environment: Any, secrets: Secrets, failures: list[str]
+    name: str, raw: Any, path: str, project: Any, region: Any, environment: Any, secrets: Secrets, failures: list[str],
+    taken: Collection[str] = (),
 ) -> TeamConfig:
     team = TeamConfig(name)
     named = bool(_TEAM_NAME.match(name))  # the defaults derived from a bad name are not reported as well
     if not named:
-        failures.append(f"{path}: team names are 1-20 lowercase letters, digits and '-', starting with a letter{_write(name, _TEAM_NAME)}")
+        failures.append(f"{path}: team names are 1-20 lowercase letters, digits and '-', starting with a letter{_write(name, _TEAM_NAME, taken)}")
     if not isinstance(raw, dict):
         failures.append(f"{path}: must be a team (members, bucket, repository, images, packages, jobs)")
         return team

@@ -189,3 +189,10 @@ def test_a_nested_typo_is_one_error_with_its_did_you_mean(tmp_path, old, new, pa
     lines = [x.strip() for x in done.stderr.splitlines()[1:]]
     assert len(lines) == 1 and lines[0].startswith(path), done.stderr
     assert hint in lines[0], lines[0]
+
+
+def test_a_bad_team_name_is_not_offered_the_name_of_another_team(tmp_path):
+    (tmp_path / "Pulumi.dev.yaml").write_text(_DEV.replace("    tabular:\n", "    Vision:\n"))
+    done = spot_training_in_process("validate", "dev", stacks_dir=tmp_path)
+    line = next(x for x in done.stderr.splitlines() if "teams.Vision: team names are" in x)
+    assert "'vision'" not in line, line
