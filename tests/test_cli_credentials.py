@@ -81,3 +81,12 @@ def test_validate_and_the_pack_as_a_user_runs_them_agree(tmp_path):
     checked = spot_training("policy", "dev", stacks_dir=tmp_path)
     assert validated.returncode == checked.returncode == 1
     assert f"{CONTAINER}.env[0]" in validated.stderr and f"{CONTAINER}.env[0]" in checked.stdout
+
+
+def test_a_credential_set_as_a_config_secret_is_refused_by_its_name_never_shown(tmp_path):
+    secure = {"secure": "v1:c2VjcmV0LWNpcGhlcnRleHQ="}
+    (tmp_path / "Pulumi.dev.yaml").write_text(stack_with(env=[{"name": "HF_TOKEN", "value": secure}]))
+    done = spot_training_in_process("validate", "dev", stacks_dir=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert f"{CONTAINER}.env[0] (HF_TOKEN) is a literal value" in done.stderr
+    assert "v1:c2Vj" not in done.stderr
