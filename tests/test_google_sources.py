@@ -299,7 +299,11 @@ def test_a_gpu_on_a_series_that_carries_none_says_where_it_attaches(tmp_path):
     assert "n2-standard-8 carries no GPU" in line and "n1-standard-8" in line, line
 
 
-@pytest.mark.parametrize("machine_type", ["n2-highmem-128", "c3-standard-8", "n2d-standard-8", "a3-highgpu-16g"])
+@pytest.mark.parametrize(
+    "machine_type",
+    ["n2-highmem-128", "c3-standard-8", "n2d-standard-8", "a3-highgpu-16g", "f1-micro", "e2-medium", "n2-custom-8-16384",
+     "e2-custom-medium-1024", "c4-standard-288-metal", "z3-highmem-88-highlssd"],
+)
 def test_a_well_formed_machine_type_no_table_lists_is_warned_of_not_refused(tmp_path, machine_type):
     done = validate(tmp_path, container({"machineType": machine_type}), "us-central1")
     assert done.returncode == 0, done.stderr

@@ -58,6 +58,9 @@ SERIES: dict[str, tuple[str, ...]] = {
          "t2a", "t2d", "m1", "m2", "m3", "m4", "x4", "z3"),
         CPU_TYPES,
     ),
+    # The first generation's shared cores: f1-micro, g1-small.
+    "f1": ("micro",),
+    "g1": ("small",),
     # Accelerator-optimised: each type carries its own GPUs (gpu_machines.py).
     "a2": ("highgpu", "megagpu", "ultragpu"),
     "a3": ("highgpu", "megagpu", "ultragpu", "edgegpu"),
@@ -79,7 +82,7 @@ GPU_TYPES = ("highgpu", "megagpu", "ultragpu", "edgegpu", "maxgpu")
 # Series to which no GPU attaches: every CPU series but N1 ("You can also attach some GPU
 # models to N1 general-purpose machine types", https://cloud.google.com/compute/docs/gpus).
 GPU_ATTACHES = ("n1",)
-NO_GPU = tuple(s for s, types in SERIES.items() if types == CPU_TYPES and s not in GPU_ATTACHES)
+NO_GPU = tuple(s for s, types in SERIES.items() if (types == CPU_TYPES or s in ("f1", "g1")) and s not in GPU_ATTACHES)
 
 # The TPU hosts' series, and the API's TPU generations that run on the legacy `cloud-tpu`.
 TPU_SERIES = ("ct4p", "ct5p", "ct5lp", "ct6e", "tpu7x")

@@ -21,8 +21,9 @@ from .known import Fail, Known
 
 # series-type, then a size (vCPUs, or GPUs/chips with g/t) and a suffix (-lssd, -metal),
 # or a custom type's vCPUs and memory, or nothing for a shared core (e2-medium).
-_FORM = re.compile(r"^(?P<series>[a-z][a-z0-9]*)-(?P<type>[a-z]+)(?P<size>(?:-[0-9]+[a-z]?)(?:-[a-z0-9]+)*)?$")
-_SUFFIXES = ("lssd", "metal", "nolssd")
+_FORM = re.compile(r"^(?P<series>[a-z][a-z0-9]*)-(?P<type>[a-z]+)(?P<size>(?:-[a-z0-9]+)+)?$")
+# After the size: local SSDs bundled (c3-standard-8-lssd, z3-highmem-88-highlssd), bare metal (c4-standard-288-metal).
+_SUFFIXES = ("lssd", "nolssd", "highlssd", "standardlssd", "metal")
 
 
 def listed() -> list[str]:
@@ -44,8 +45,8 @@ def series_of(machine_type: str) -> str | None:
         return None
     if kind in cpu_machines.SHARED_CORE:
         return series if not size else None
-    if kind == "custom":
-        return series if len(size) >= 2 and size[0].isdigit() else None
+    if kind == "custom":  # n2-custom-8-16384, n2-custom-8-16384-ext, E2's e2-custom-medium-1024
+        return series if len(size) >= 2 and (size[0].isdigit() or size[0] in cpu_machines.SHARED_CORE) else None
     # The size counts GPUs on a GPU type (a3-highgpu-8g), chips on a TPU host (ct6e-standard-4t), else vCPUs.
     unit = "t" if series in cpu_machines.TPU_SERIES else "g" if kind in cpu_machines.GPU_TYPES else ""
     if not size or not size[0].endswith(unit) or not size[0].removesuffix(unit).isdigit():
