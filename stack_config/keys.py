@@ -70,3 +70,11 @@ def unknown_keys(keys: Collection[str]) -> list[str]:
         hint = f"did you mean {NS}:{close[0]}?" if close else f"the keys are {', '.join(f'{NS}:{k}' for k in STACK_KEYS)}"
         failures.append(f"{key}: unknown key; {hint}")
     return failures
+
+
+def set_instead(key: str, keys: Collection[str]) -> str:
+    """`; gcp:regoin is set: did you mean gcp:region?` when a key of the same namespace close to the
+    missing `key` is set (another namespace's keys are not ours to refuse, but a typo is worth naming)."""
+    namespace = key.split(":", 1)[0] + ":"
+    close = difflib.get_close_matches(key, [k for k in keys if k.startswith(namespace) and k != key], n=1)
+    return f"; {close[0]} is set: did you mean {key}?" if close else ""

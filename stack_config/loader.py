@@ -33,6 +33,7 @@ from .keys import (
     SERVICE_ACCOUNT_KEYS,
     STACK_LABELS,
     hint,
+    set_instead,
     unknown_keys,
 )
 from .names import bucket_name_ok
@@ -85,6 +86,9 @@ def load(
     place.project(project, failures)
     extra_regions = place.extra_regions(get(f"{NS}:extraRegions"), failures)
     place.region(region, extra_regions, failures)
+    for key in ("gcp:project", "gcp:region"):
+        if f"{key}: is required" in failures:
+            failures[failures.index(f"{key}: is required")] += set_instead(key, keys)
     environment = get(f"{NS}:environment")
     if environment is None:
         failures.append(f"{NS}:environment: is required: a short lowercase name such as dev or prod")

@@ -196,3 +196,12 @@ def test_a_bad_team_name_is_not_offered_the_name_of_another_team(tmp_path):
     done = spot_training_in_process("validate", "dev", stacks_dir=tmp_path)
     line = next(x for x in done.stderr.splitlines() if "teams.Vision: team names are" in x)
     assert "'vision'" not in line, line
+
+
+@pytest.mark.parametrize("old, new", [("gcp:region: us-central1", "gcp:regoin: us-central1"), ("gcp:project: acme-ml-dev", "gcp:projet: acme-ml-dev")])
+def test_a_misspelt_gcp_key_is_named_where_its_missing_key_is(tmp_path, old, new):
+    (tmp_path / "Pulumi.dev.yaml").write_text(_DEV.replace(old, new))
+    done = spot_training_in_process("validate", "dev", stacks_dir=tmp_path)
+    lines = [x.strip() for x in done.stderr.splitlines()[1:]]
+    meant, typo = old.split(":", 2)[:2], new.split(":", 2)[:2]
+    assert lines == [f"{':'.join(meant)}: is required; {':'.join(typo)} is set: did you mean {':'.join(meant)}?"], done.stderr
