@@ -423,7 +423,8 @@ def _members(raw: Any, path: str, failures: list[str]) -> list[str]:
         return []
     for i, member in enumerate(raw):
         if not isinstance(member, str) or not _MEMBER.match(member):
-            failures.append(f"{path}[{i}]: {member!r} is not an IAM member (user:, group:, serviceAccount:, domain:)")
+            shown = "null" if member is None else repr(member)
+            failures.append(f"{path}[{i}]: {shown} is not an IAM member (user:, group:, serviceAccount:, domain:)")
     return [m for m in raw if isinstance(m, str)]
 
 

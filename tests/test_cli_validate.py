@@ -205,3 +205,18 @@ def test_a_misspelt_gcp_key_is_named_where_its_missing_key_is(tmp_path, old, new
     lines = [x.strip() for x in done.stderr.splitlines()[1:]]
     meant, typo = old.split(":", 2)[:2], new.split(":", 2)[:2]
     assert lines == [f"{':'.join(meant)}: is required; {':'.join(typo)} is set: did you mean {':'.join(meant)}?"], done.stderr
+
+
+@pytest.mark.parametrize(
+    "old, new, path",
+    [
+        ("          labels: {purpose: smoke}", "          labels: {purpose: null}", "spot-training:teams.vision.jobs.resnet-smoke.labels.purpose: must be a string, got null"),
+        ("      members: [group:vision-ml@acme.example]", "      members: [null]", "spot-training:teams.vision.members[0]: null is not an IAM member"),
+        ("          labels: {purpose: smoke}", "          labels: {purpose: 3}", "spot-training:teams.vision.jobs.resnet-smoke.labels.purpose: must be a string, got a number"),
+    ],
+)
+def test_a_null_or_a_number_is_named_as_yaml_writes_it_not_as_a_python_type(tmp_path, old, new, path):
+    (tmp_path / "Pulumi.dev.yaml").write_text(_DEV.replace(old, new))
+    done = spot_training_in_process("validate", "dev", stacks_dir=tmp_path)
+    assert path in done.stderr, done.stderr
+    assert "NoneType" not in done.stderr and "None " not in done.stderr

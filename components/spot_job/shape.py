@@ -75,4 +75,6 @@ def join(path: str, key: str) -> str:
 
 
 def type_name(value: Any) -> str:
-    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}.get(type(value), type(value).__name__)
+    # As the YAML or JSON the user wrote names it, not as Python does (NoneType, int).
+    kinds = {dict: "an object", list: "a list", str: "a string", bool: "a boolean", int: "a number", float: "a number", type(None): "null"}
+    return kinds.get(type(value), type(value).__name__)
