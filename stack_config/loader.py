@@ -46,6 +46,8 @@ _SECRET_VERSION = re.compile(r"^(latest|[1-9][0-9]*)$")
 _TEAM_NAME = re.compile(r"^[a-z][a-z0-9-]{0,19}$")
 _MEMBER = re.compile(r"^(user|group|serviceAccount|domain|principal|principalSet):\S+$")
 _ENVIRONMENT = re.compile(r"^[a-z][a-z0-9-]{0,15}$")
+# A value's kind as the stack file's YAML writes it.
+_KINDS = {int: "a whole number of at least 0", bool: "true or false", str: "a string", list: "a list"}
 # What a reference to a team's image or package is validated as: a value of its form.
 _IMAGE_STAND_IN = "gcr.io/stand-in/image@sha256:" + "0" * 64
 _PACKAGE_STAND_IN = "gs://stand-in/p.tar.gz"
@@ -448,7 +450,8 @@ def _overrides(raw: Any, keys: dict, path: str, failures: list[str]) -> dict[str
             continue
         attr, kind = keys[key]
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)) or (kind is int and value < 0):
-            failures.append(f"{path}.{key}: must be {'a whole number of at least 0' if kind is int else kind.__name__}, got {value!r}")
+            shown = "null" if value is None else repr(value)
+            failures.append(f"{path}.{key}: must be {_KINDS.get(kind, kind.__name__)}, got {shown}")
             continue
         out[attr] = value
     return out

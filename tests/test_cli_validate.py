@@ -220,3 +220,19 @@ def test_a_null_or_a_number_is_named_as_yaml_writes_it_not_as_a_python_type(tmp_
     done = spot_training_in_process("validate", "dev", stacks_dir=tmp_path)
     assert path in done.stderr, done.stderr
     assert "NoneType" not in done.stderr and "None " not in done.stderr
+
+
+@pytest.mark.parametrize(
+    "old, new, line",
+    [
+        ("        cleanupDryRun: true", "        cleanupDryRun: null", "spot-training:teams.vision.repository.cleanupDryRun: must be true or false, got null"),
+        ("        cleanupDryRun: true", '        cleanupDryRun: "yes"', "spot-training:teams.vision.repository.cleanupDryRun: must be true or false, got 'yes'"),
+        ("gcp:project: acme-ml-dev", "gcp:project: 12", "gcp:project: 12 is not a project id"),
+        ("gcp:region: us-central1", "gcp:region: 5", "gcp:region: 5 is not a region"),
+    ],
+)
+def test_a_value_of_the_wrong_kind_is_named_as_written_not_as_missing(tmp_path, old, new, line):
+    (tmp_path / "Pulumi.dev.yaml").write_text(_DEV.replace(old, new))
+    done = spot_training_in_process("validate", "dev", stacks_dir=tmp_path)
+    assert line in done.stderr, done.stderr
+    assert "is required" not in done.stderr
