@@ -16,7 +16,7 @@ import credentials
 import stack_settings
 from pulumi_policy import EnforcementLevel, ResourceValidationPolicy, Severity
 from pulumi_policy.proxy import UnknownValueError
-from support import items, mapping, of_types
+from support import Validation, items, mapping, of_types
 
 JOB = "pulumi-python:dynamic/spot-training:SpotTrainingJob"
 DEFAULT_STRATEGY = "SPOT"  # a job without scheduling.strategy runs on Spot
@@ -188,15 +188,33 @@ def _no_credentials_in_env(args, report_violation) -> None:
         spec = mapping(args.props.get("jobSpec"))
     except UnknownValueError:
         return  # the whole spec is computed; it is checked when `up` knows it
-    # Named by its config path when the job is an entry of the stack file, where it is to be fixed.
-    where = stack_settings.for_urn(args.urn).config_path(_team(args), args.name)
-
-    def at(path: str) -> str:
-        return f"{where}.{path.removeprefix('jobSpec.')}" if where else path
-
     # Never quote the value: this message is printed in every preview.
     for path, reason in credentials.findings(spec, UnknownValueError):
-        report_violation(f"{at(path)} {reason}: {credentials.ADVICE}")
+        report_violation(f"{path} {reason}: {credentials.ADVICE}")
+
+
+# The fields of a job a message may start with, as the program registers them.
+_JOB_FIELDS = ("jobSpec.", "resubmission.", "labels.", "encryptionSpec.", "displayName")
+
+
+def by_config_path(validate: Validation) -> Validation:
+    """`validate`, its messages naming the stack file's config path instead of the job's field path when
+    the job is an entry of that file (`spot-training:teams.vision.jobs.resnet.workerPoolSpecs[0]...` for
+    `jobSpec.workerPoolSpecs[0]...`): that is where it is fixed. A job built in code keeps its field path."""
+
+    def validation(args, report_violation) -> None:
+        where = stack_settings.for_urn(args.urn).config_path(_team(args), args.name) if args.resource_type == JOB else None
+        if where is None:
+            return validate(args, report_violation)
+
+        def report(message: str, urn: str | None = None) -> None:
+            if message.startswith(_JOB_FIELDS):
+                message = f"{where}.{message.removeprefix('jobSpec.')}"
+            report_violation(message, urn)
+
+        return validate(args, report)
+
+    return validation
 
 
 def _team(args) -> str:
@@ -249,7 +267,7 @@ POLICIES = [
             "Training jobs run on SPOT or FLEX_START capacity, and so do their fallback rungs, unless the stack "
             "allows more (spot-training:policy.allowedStrategies); STANDARD is on-demand, at full price (cost)."
         ),
-        validate=of_types((JOB,), _spot_strategy),
+        validate=of_types((JOB,), by_config_path(_spot_strategy)),
         enforcement_level=EnforcementLevel.ADVISORY,
         severity=Severity.MEDIUM,
         tags=["cost", "vertex-ai"],
@@ -263,7 +281,7 @@ POLICIES = [
             "under {us,europe,asia}-docker.pkg.dev/vertex-ai/training/, as Google's Spot example writes) are exempt: "
             "Google-managed, and versioned by name (framework and version)."
         ),
-        validate=of_types((JOB,), _image_pinned),
+        validate=of_types((JOB,), by_config_path(_image_pinned)),
         enforcement_level=EnforcementLevel.MANDATORY,
         severity=Severity.HIGH,
         tags=["security", "supply-chain", "vertex-ai"],
@@ -271,7 +289,7 @@ POLICIES = [
     ResourceValidationPolicy(
         name="job-labels",
         description="Training jobs carry non-empty labels team and environment (cost attribution, ownership).",
-        validate=of_types((JOB,), _labels),
+        validate=of_types((JOB,), by_config_path(_labels)),
         enforcement_level=EnforcementLevel.MANDATORY,
         severity=Severity.LOW,
         tags=["governance", "vertex-ai"],
@@ -282,7 +300,7 @@ POLICIES = [
             "Training jobs set encryptionSpec.kmsKeyName (a customer-managed key) where the stack requires CMEK "
             "(spot-training:policy.requireCmek)."
         ),
-        validate=of_types((JOB,), _cmek),
+        validate=of_types((JOB,), by_config_path(_cmek)),
         enforcement_level=EnforcementLevel.MANDATORY,
         severity=Severity.HIGH,
         tags=["security", "encryption", "vertex-ai"],
@@ -295,7 +313,7 @@ POLICIES = [
             "like a well-known token (hf_, ghp_, AKIA, sk-, ...). A CustomJob's env, args and command are readable "
             "by anyone who may get the job; use the team's secrets: and ${secrets.NAME}."
         ),
-        validate=of_types((JOB,), _no_credentials_in_env),
+        validate=of_types((JOB,), by_config_path(_no_credentials_in_env)),
         enforcement_level=EnforcementLevel.MANDATORY,
         severity=Severity.CRITICAL,
         tags=["security", "secrets", "vertex-ai"],
@@ -307,7 +325,7 @@ POLICIES = [
             "scheduling.maxWaitDuration on a strategy other than FLEX_START (ignored), a TensorBoard in another "
             "region than the job. spot-training's own advice, no rule of Google's."
         ),
-        validate=of_types((JOB,), _spec_advice),
+        validate=of_types((JOB,), by_config_path(_spec_advice)),
         enforcement_level=EnforcementLevel.ADVISORY,
         severity=Severity.LOW,
         tags=["correctness", "vertex-ai"],
