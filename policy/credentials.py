@@ -46,7 +46,8 @@ ADVICE = (
     "anyone who may get the job (aiplatform.customJobs.get on the project) reads a CustomJob's env, args and command "
     "in the console and the API. Keep the credential in Secret Manager, list it under the team's secrets: "
     "({NAME: {secret: projects/<project>/secrets/<name>}}) and set an env value to ${secrets.NAME}: the job gets the "
-    "secret version's resource name, which its code reads at run time (docs/secrets.md)"
+    "secret version's resource name, which its code reads at run time; args and command name that variable as "
+    "$(NAME) (docs/secrets.md)"
 )
 
 
