@@ -34,5 +34,5 @@ def render(
     from offline import credentials
 
     # Printed as written (the render is what is submitted), but not without saying so: `validate` refuses it.
-    for found in credentials.findings(jobs):
+    for found in credentials.findings(stack):
         output.warning(f"{found}; `validate` and the policy pack's {credentials.POLICY} refuse it: keep it in Secret Manager (docs/secrets.md)")

@@ -22,17 +22,29 @@ def register(app: typer.Typer) -> None:
 
 def validate(stack: str = arguments.STACK) -> None:
     """Check the stack config and every job's spec, offline, listing every failure by path."""
-    from offline import credentials
-
-    jobs = offline_stack.rendered_jobs(stack)
-    if found := credentials.findings(jobs):
-        output.error(
-            f"a credential written into a job (the policy pack's {credentials.POLICY} refuses it too):\n  "
-            + "\n  ".join(found)
-            + f"\n{credentials.advice()}"
-        )
+    try:
+        jobs = offline_stack.rendered_jobs(stack)
+    except typer.Exit as exited:
+        if exited.exit_code == 1:  # the config's errors are out: its credentials go beside them
+            _credentials(stack)
+        raise
+    if _credentials(stack):
         raise typer.Exit(1)
     teams = sorted({job.team for job in jobs})
     output.out.print(f"{stack}: valid ({len(jobs)} jobs of {len(teams)} teams: {', '.join(teams)})", markup=False)
     # What validate does not run: the rest of the pack, which needs its own environment (policy/.venv).
     output.note(f"the policy pack checks more (pinned images, strategies, CMEK, residency, budget): spot-training policy {stack}")
+
+
+def _credentials(stack: str) -> bool:
+    """Print the credentials written into the stack's jobs as one error; whether there were any."""
+    from offline import credentials
+
+    found = credentials.findings(stack)
+    if found:
+        output.error(
+            f"a credential written into a job (the policy pack's {credentials.POLICY} refuses it too):\n  "
+            + "\n  ".join(found)
+            + f"\n{credentials.advice()}"
+        )
+    return bool(found)

@@ -10,12 +10,11 @@ is standard library only, so it runs under either interpreter.
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 from types import ModuleType
 
-from offline.render import RenderedJob
+from offline.program import stack_config
 from stack_config.keys import NS
 
 DETECTOR = Path(__file__).resolve().parent.parent / "policy" / "credentials.py"
@@ -32,13 +31,23 @@ def detector() -> ModuleType:
     return module
 
 
-def findings(jobs: Iterable[RenderedJob]) -> list[str]:
-    """`<config path> <why>` of each credential in the jobs' env, args and command (the value never quoted)."""
+def findings(stack: str) -> list[str]:
+    """`<config path> <why>` of each credential in the env, args and command of the stack file's jobs, as
+    written (a `secure:` value as the offline placeholder; the value never quoted). Read from the file, not
+    the render, so they are listed beside the config's other errors. UnknownStack for a stack there is not."""
+    from components.spot_job import schema, spec
+
     found = []
-    for job in jobs:
-        where = f"{NS}:teams.{job.team}.jobs.{job.job}"
-        for path, reason in detector().findings(job.body.get("jobSpec") or {}):
-            found.append(f"{where}.{str(path).removeprefix('jobSpec.')} {reason}")
+    teams = stack_config(stack).get(f"{NS}:teams")
+    for team, entry in (teams if isinstance(teams, dict) else {}).items():
+        jobs = entry.get("jobs") if isinstance(entry, dict) else None
+        for key, job in (jobs if isinstance(jobs, dict) else {}).items():
+            if not isinstance(job, dict):
+                continue  # the config's own error
+            job_spec = spec.as_lists({k: v for k, v in job.items() if k in schema.MESSAGES["CustomJobSpec"]}, "CustomJobSpec")
+            where = f"{NS}:teams.{team}.jobs.{key}"
+            for path, reason in detector().findings(job_spec):
+                found.append(f"{where}.{str(path).removeprefix('jobSpec.')} {reason}")
     return found
 
 

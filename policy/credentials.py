@@ -28,8 +28,9 @@ CREDENTIAL_NAME = re.compile(r"(?:^|_)(?:TOKEN|PASSWORD|PASSWD|SECRET|API_?KEY|A
 # What the stack's ${secrets.NAME} resolves to: a name the code reads the secret with, not the secret.
 SECRET_MANAGER_NAME = re.compile(r"^projects/[^/]+/secrets/[^/]+(?:/versions/[^/]+)?$")
 # An env variable Vertex substitutes into command and args: `$(VAR_NAME)`
-# (https://cloud.google.com/vertex-ai/docs/reference/rest/v1/CustomJobSpec#containerspec).
-_ENV_REFERENCE = re.compile(r"^\$\([A-Za-z_][A-Za-z0-9_]*\)$")
+# (https://cloud.google.com/vertex-ai/docs/reference/rest/v1/CustomJobSpec#containerspec); and the
+# stack file's `${secrets.NAME}`, before the program resolves it to a Secret Manager name.
+_ENV_REFERENCE = re.compile(r"^(?:\$\([A-Za-z_][A-Za-z0-9_]*\)|\$\{secrets\.[A-Za-z0-9_-]+\})$")
 # Well-known token shapes, whatever the variable is called.
 TOKEN_SHAPES = (
     ("a Hugging Face token", re.compile(r"(?<![A-Za-z0-9])hf_[A-Za-z0-9]{30,}")),

@@ -90,3 +90,22 @@ def test_a_credential_set_as_a_config_secret_is_refused_by_its_name_never_shown(
     assert done.returncode == 1, done.stderr
     assert f"{CONTAINER}.env[0] (HF_TOKEN) is a literal value" in done.stderr
     assert "v1:c2Vj" not in done.stderr
+
+
+def test_validate_lists_a_credential_beside_the_configs_other_errors(tmp_path):
+    stack = stack_with(args=[f"--api-key={OPENAI_KEY}"]).replace("strategy: SPOT", "strategy: SOMETIMES")
+    (tmp_path / "Pulumi.dev.yaml").write_text(stack)
+    done = spot_training_in_process("validate", "dev", stacks_dir=tmp_path)
+    assert done.returncode == 1
+    assert f"{JOB}.scheduling.strategy: unknown value 'SOMETIMES'" in done.stderr
+    assert f"{CONTAINER}.args[0] holds what looks like an OpenAI-style API key" in done.stderr, done.stderr
+    assert OPENAI_KEY not in done.stderr
+
+
+def test_a_secret_reference_is_no_credential(tmp_path):
+    stack = stack_with(env=[{"name": "HF_TOKEN", "value": "${secrets.hf-token}"}]).replace(
+        "      jobs:\n", "      secrets:\n        hf-token: {secret: projects/acme-secrets/secrets/hf-token}\n      jobs:\n"
+    )
+    (tmp_path / "Pulumi.dev.yaml").write_text(stack)
+    done = spot_training_in_process("validate", "dev", stacks_dir=tmp_path)
+    assert done.returncode == 0, done.stderr
