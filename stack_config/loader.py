@@ -389,7 +389,7 @@ def _pasted_wrapper(raw: dict, path: str, failures: list[str]) -> bool:
 
 
 def _references(
-    job_spec: dict, path: str, team: TeamConfig, failures: list[str], declared: dict[str, set[str]]
+    job_spec: dict[str, Any], path: str, team: TeamConfig, failures: list[str], declared: dict[str, set[str]]
 ) -> tuple[set[str], set[str]]:
     """The image and package keys the job's `${images.KEY}` / `${packages.KEY}` name; one the team lacks is a failure."""
     images: set[str] = set()
