@@ -34,6 +34,13 @@ def error(message: str) -> None:
         print(f"error: {message}", file=sys.stderr)
 
 
+def warning(message: str) -> None:
+    if err.is_terminal:
+        err.print(f"[bold yellow]warning:[/] {escape(message)}")
+    else:
+        print(f"warning: {message}", file=sys.stderr)
+
+
 def note(message: str) -> None:
     if err.is_terminal:
         err.print(f"[yellow]note:[/] {escape(message)}")

@@ -31,3 +31,8 @@ def render(
     # Plain text on a terminal too: the bodies are JSON to copy, and the output is the same as `python -m offline.render`.
     for note in offline_render.print_render(jobs, out, table(stack)):
         output.note(note)
+    from offline import credentials
+
+    # Printed as written (the render is what is submitted), but not without saying so: `validate` refuses it.
+    for found in credentials.findings(stack):
+        output.warning(f"{found}; `validate` and the policy pack's {credentials.POLICY} refuse it: keep it in Secret Manager (docs/secrets.md)")

@@ -1,6 +1,10 @@
 """`spot-training validate STACK`: the stack config and every job, checked as
 `pulumi preview` would check them, offline; every failure by its config path.
 
+A credential written into a job's env, args or command is a failure too: the
+policy pack's mandatory job-env-no-credentials refuses it at `pulumi preview`,
+and `validate` runs the same detector (offline/credentials.py), by config path.
+
 Exit 0 when the stack is deployable, 1 when it is not (the failures on
 stderr), 2 for a stack that does not exist.
 """
@@ -18,6 +22,29 @@ def register(app: typer.Typer) -> None:
 
 def validate(stack: str = arguments.STACK) -> None:
     """Check the stack config and every job's spec, offline, listing every failure by path."""
-    jobs = offline_stack.rendered_jobs(stack)
+    try:
+        jobs = offline_stack.rendered_jobs(stack)
+    except typer.Exit as exited:
+        if exited.exit_code == 1:  # the config's errors are out: its credentials go beside them
+            _credentials(stack)
+        raise
+    if _credentials(stack):
+        raise typer.Exit(1)
     teams = sorted({job.team for job in jobs})
     output.out.print(f"{stack}: valid ({len(jobs)} jobs of {len(teams)} teams: {', '.join(teams)})", markup=False)
+    # What validate does not run: the rest of the pack, which needs its own environment (policy/.venv).
+    output.note(f"the policy pack checks more (pinned images, strategies, CMEK, residency, budget): spot-training policy {stack}")
+
+
+def _credentials(stack: str) -> bool:
+    """Print the credentials written into the stack's jobs as one error; whether there were any."""
+    from offline import credentials
+
+    found = credentials.findings(stack)
+    if found:
+        output.error(
+            f"a credential written into a job (the policy pack's {credentials.POLICY} refuses it too):\n  "
+            + "\n  ".join(found)
+            + f"\n{credentials.advice()}"
+        )
+    return bool(found)

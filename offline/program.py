@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import runpy
+import sys
 import warnings
 from collections.abc import Iterable
 from pathlib import Path
@@ -56,6 +58,21 @@ def engine_view(inputs: Any) -> Any:
     return inputs
 
 
+class _EngineLog(logging.Handler):
+    """What the program logs to the engine (`pulumi.log.warn`), as `pulumi preview` shows it: a
+    warning line on stderr. Python's root logger, the mocks' default, would print it bare, or
+    not at all once something else (a test runner) has configured logging."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        print(f"{record.levelname.lower()}: {record.getMessage()}", file=sys.stderr)
+
+
+ENGINE_LOG = logging.getLogger("spot_training.offline.engine")
+ENGINE_LOG.propagate = False
+ENGINE_LOG.setLevel(logging.WARNING)  # the engine shows info and debug only with -v
+ENGINE_LOG.addHandler(_EngineLog())
+
+
 def set_mocks(mocks: pulumi.runtime.Mocks, stack: str, monitor: MockMonitor | None = None, preview: bool = False) -> None:
     """pulumi.runtime.set_mocks, with the event loop it needs on every supported Python.
 
@@ -69,7 +86,9 @@ def set_mocks(mocks: pulumi.runtime.Mocks, stack: str, monitor: MockMonitor | No
             asyncio.get_event_loop()  # the thread's loop, if it has one (made here before 3.14)
         except RuntimeError:
             asyncio.set_event_loop(asyncio.new_event_loop())
-    pulumi.runtime.set_mocks(mocks, project=PROJECT, stack=stack, preview=preview, monitor=monitor or MockMonitor(mocks))
+    pulumi.runtime.set_mocks(
+        mocks, project=PROJECT, stack=stack, preview=preview, monitor=monitor or MockMonitor(mocks), logger=ENGINE_LOG
+    )
 
 
 def run(

@@ -12,10 +12,11 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+import credentials
 import stack_settings
 from pulumi_policy import EnforcementLevel, ResourceValidationPolicy, Severity
 from pulumi_policy.proxy import UnknownValueError
-from support import items, mapping, of_types
+from support import Validation, items, mapping, of_types
 
 JOB = "pulumi-python:dynamic/spot-training:SpotTrainingJob"
 DEFAULT_STRATEGY = "SPOT"  # a job without scheduling.strategy runs on Spot
@@ -26,27 +27,6 @@ _PINNED = re.compile(r"^[^\s@]+@sha256:[0-9a-f]{64}$")
 # exempt as the prebuilt executor images of pythonPackageSpec are. The hosts and repository are the ones
 # https://cloud.google.com/vertex-ai/docs/training/pre-built-containers lists (us-, europe-, asia-docker.pkg.dev).
 _GOOGLE_PREBUILT = re.compile(r"^(?:us|europe|asia)-docker\.pkg\.dev/vertex-ai/training/[^\s/]+$")
-# An env var named for a credential: a whole word of its name, so TOKENIZER or MAX_TOKENS are not.
-_CREDENTIAL_NAME = re.compile(r"(?:^|_)(?:TOKEN|PASSWORD|PASSWD|SECRET|API_?KEY|ACCESS_KEY|PRIVATE_KEY)(?:_|$)", re.I)
-# What the stack's ${secrets.NAME} resolves to: a name the code reads the secret with, not the secret.
-_SECRET_MANAGER_NAME = re.compile(r"^projects/[^/]+/secrets/[^/]+(?:/versions/[^/]+)?$")
-# Well-known token shapes, whatever the variable is called.
-_TOKEN_SHAPES = (
-    ("a Hugging Face token", re.compile(r"(?<![A-Za-z0-9])hf_[A-Za-z0-9]{30,}")),
-    ("a GitHub token", re.compile(r"(?<![A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})")),
-    ("an AWS access key", re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![A-Za-z0-9])")),
-    ("an OpenAI-style API key", re.compile(r"(?<![A-Za-z0-9])sk-[A-Za-z0-9_-]{20,}")),
-    ("a Google API key", re.compile(r"(?<![A-Za-z0-9])AIza[0-9A-Za-z_-]{35}")),
-    ("a Slack token", re.compile(r"(?<![A-Za-z0-9])xox[abposr]-[A-Za-z0-9-]{10,}")),
-)
-_USE_SECRET_MANAGER = (
-    "anyone who may get the job (aiplatform.customJobs.get on the project) reads a CustomJob's env in the console "
-    "and the API. Keep the credential in Secret Manager, list it under the team's secrets: "
-    "({NAME: {secret: projects/<project>/secrets/<name>}}) and set the value to ${secrets.NAME}: the job gets the "
-    "secret version's resource name, which its code reads at run time"
-)
-
-
 def _spot_strategy(args, report_violation) -> None:
     settings = stack_settings.for_urn(args.urn)
     for message in settings.errors_for("allowedStrategies"):
@@ -208,17 +188,41 @@ def _no_credentials_in_env(args, report_violation) -> None:
         spec = mapping(args.props.get("jobSpec"))
     except UnknownValueError:
         return  # the whole spec is computed; it is checked when `up` knows it
-    for path, env in _envs(spec):
-        for j, name, value in env:
-            if not isinstance(value, str) or not value:
-                continue  # a value computed at deploy time is not a literal
-            where = f"{path}[{j}] ({name})"
-            # Never quote the value: this message is printed in every preview.
-            shape = next((kind for kind, pattern in _TOKEN_SHAPES if pattern.search(value)), None)
-            if shape is not None:
-                report_violation(f"{where} holds what looks like {shape}: {_USE_SECRET_MANAGER}")
-            elif isinstance(name, str) and _CREDENTIAL_NAME.search(name) and not _SECRET_MANAGER_NAME.match(value):
-                report_violation(f"{where} is a literal value, and its name says credential: {_USE_SECRET_MANAGER}")
+    # Never quote the value: this message is printed in every preview.
+    for path, reason in credentials.findings(spec, UnknownValueError):
+        report_violation(f"{path} {reason}: {credentials.ADVICE}")
+
+
+# The fields of a job a message may start with, as the program registers them.
+_JOB_FIELDS = ("jobSpec.", "resubmission.", "labels.", "encryptionSpec.", "displayName")
+
+
+def by_config_path(validate: Validation) -> Validation:
+    """`validate`, its messages naming the stack file's config path instead of the job's field path when
+    the job is an entry of that file (`spot-training:teams.vision.jobs.resnet.workerPoolSpecs[0]...` for
+    `jobSpec.workerPoolSpecs[0]...`): that is where it is fixed. A job built in code keeps its field path."""
+
+    def validation(args, report_violation) -> None:
+        where = stack_settings.for_urn(args.urn).config_path(_team(args), args.name) if args.resource_type == JOB else None
+        if where is None:
+            return validate(args, report_violation)
+
+        def report(message: str, urn: str | None = None) -> None:
+            if message.startswith(_JOB_FIELDS):
+                message = f"{where}.{message.removeprefix('jobSpec.')}"
+            report_violation(message, urn)
+
+        return validate(args, report)
+
+    return validation
+
+
+def _team(args) -> str:
+    try:
+        team = mapping(args.props.get("labels")).get("team")
+    except UnknownValueError:
+        return ""
+    return team if isinstance(team, str) else ""
 
 
 def _spec_advice(args, report_violation) -> None:
@@ -257,7 +261,7 @@ POLICIES = [
             "Training jobs run on SPOT or FLEX_START capacity, and so do their fallback rungs, unless the stack "
             "allows more (spot-training:policy.allowedStrategies); STANDARD is on-demand, at full price (cost)."
         ),
-        validate=of_types((JOB,), _spot_strategy),
+        validate=of_types((JOB,), by_config_path(_spot_strategy)),
         enforcement_level=EnforcementLevel.ADVISORY,
         severity=Severity.MEDIUM,
         tags=["cost", "vertex-ai"],
@@ -271,7 +275,7 @@ POLICIES = [
             "under {us,europe,asia}-docker.pkg.dev/vertex-ai/training/, as Google's Spot example writes) are exempt: "
             "Google-managed, and versioned by name (framework and version)."
         ),
-        validate=of_types((JOB,), _image_pinned),
+        validate=of_types((JOB,), by_config_path(_image_pinned)),
         enforcement_level=EnforcementLevel.MANDATORY,
         severity=Severity.HIGH,
         tags=["security", "supply-chain", "vertex-ai"],
@@ -279,7 +283,7 @@ POLICIES = [
     ResourceValidationPolicy(
         name="job-labels",
         description="Training jobs carry non-empty labels team and environment (cost attribution, ownership).",
-        validate=of_types((JOB,), _labels),
+        validate=of_types((JOB,), by_config_path(_labels)),
         enforcement_level=EnforcementLevel.MANDATORY,
         severity=Severity.LOW,
         tags=["governance", "vertex-ai"],
@@ -290,7 +294,7 @@ POLICIES = [
             "Training jobs set encryptionSpec.kmsKeyName (a customer-managed key) where the stack requires CMEK "
             "(spot-training:policy.requireCmek)."
         ),
-        validate=of_types((JOB,), _cmek),
+        validate=of_types((JOB,), by_config_path(_cmek)),
         enforcement_level=EnforcementLevel.MANDATORY,
         severity=Severity.HIGH,
         tags=["security", "encryption", "vertex-ai"],
@@ -298,12 +302,12 @@ POLICIES = [
     ResourceValidationPolicy(
         name="job-env-no-credentials",
         description=(
-            "No credential in a training job's env: a variable named like one (TOKEN, PASSWORD, SECRET, API_KEY, ...) "
-            "holds a Secret Manager resource name, not a literal, and no value looks like a well-known token "
-            "(hf_, ghp_, AKIA, sk-, ...). A CustomJob's env is readable by anyone who may get the job; use the "
-            "team's secrets: and ${secrets.NAME}."
+            "No credential in a training job's env, args or command: a variable or flag named like one (TOKEN, "
+            "PASSWORD, SECRET, API_KEY, ...) holds a Secret Manager resource name, not a literal, and no value looks "
+            "like a well-known token (hf_, ghp_, AKIA, sk-, ...). A CustomJob's env, args and command are readable "
+            "by anyone who may get the job; use the team's secrets: and ${secrets.NAME}."
         ),
-        validate=of_types((JOB,), _no_credentials_in_env),
+        validate=of_types((JOB,), by_config_path(_no_credentials_in_env)),
         enforcement_level=EnforcementLevel.MANDATORY,
         severity=Severity.CRITICAL,
         tags=["security", "secrets", "vertex-ai"],
@@ -314,7 +318,7 @@ POLICIES = [
             "What Vertex AI takes but a job most likely does not mean: an env variable set twice, a TensorBoard in "
             "another region than the job. spot-training's own advice, no rule of Google's."
         ),
-        validate=of_types((JOB,), _spec_advice),
+        validate=of_types((JOB,), by_config_path(_spec_advice)),
         enforcement_level=EnforcementLevel.ADVISORY,
         severity=Severity.LOW,
         tags=["correctness", "vertex-ai"],

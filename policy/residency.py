@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import stack_settings
 from buckets import BUCKET
-from jobs import JOB
+from jobs import JOB, by_config_path
 from pulumi_policy import EnforcementLevel, ResourceValidationPolicy, Severity
 from support import items, mapping, of_types
 
@@ -69,7 +69,7 @@ POLICIES = [
             "location and the location of each of its resubmission.fallback rungs (a region ladder), a bucket's or "
             "repository's location, compared case-insensitively."
         ),
-        validate=of_types((JOB, BUCKET, REPOSITORY), _allowed_locations),
+        validate=of_types((JOB, BUCKET, REPOSITORY), by_config_path(_allowed_locations)),
         enforcement_level=EnforcementLevel.MANDATORY,
         severity=Severity.HIGH,
         tags=["compliance", "data-residency", "vertex-ai", "storage", "artifact-registry"],

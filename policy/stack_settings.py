@@ -34,6 +34,7 @@ import yaml
 
 KEY = "spot-training:policy"
 PRICES_KEY = "spot-training:prices"
+TEAMS_KEY = "spot-training:teams"
 KEYS = ("allowedStrategies", "requireCmek", "allowedLocations", "teamHourlyBudget", "budgetEnforcement")
 BUDGET_LEVELS = ("advisory", "mandatory")
 STRATEGIES = ("SPOT", "FLEX_START", "STANDARD")
@@ -58,6 +59,13 @@ class StackSettings:
     team_hourly_budget: float | None = None  # USD per hour, each team's jobs together; None: no budget
     budget_enforcement: str = "advisory"
     prices: Any = None  # the stack's spot-training:prices as written (budget.py reads it)
+    jobs: frozenset[tuple[str, str]] = frozenset()  # (team, job key) of each job entry of spot-training:teams
+
+    def config_path(self, team: str, resource_name: str) -> str | None:
+        """`spot-training:teams.<team>.jobs.<job>` when the resource is a job entry of this stack's
+        file (the program names it `<team>-<job>`); None for one built otherwise (in code)."""
+        job = resource_name.removeprefix(f"{team}-") if team and resource_name.startswith(f"{team}-") else None
+        return f"{TEAMS_KEY}.{team}.jobs.{job}" if job is not None and (team, job) in self.jobs else None
 
     def errors_for(self, key: str) -> list[str]:
         """What is wrong with `key` (or with the whole value), each message naming the config path."""
@@ -95,9 +103,19 @@ def load(stack: str, directory: str) -> StackSettings:
     config = document.get("config") if isinstance(document, dict) else None
     raw = config.get(KEY) if isinstance(config, dict) else None
     prices = config.get(PRICES_KEY) if isinstance(config, dict) else None
+    jobs = _jobs(config.get(TEAMS_KEY) if isinstance(config, dict) else None)
     if raw is None:
-        return StackSettings(stack, source, prices=prices)
-    return dataclasses.replace(_parse(stack, source, raw), prices=prices)
+        return StackSettings(stack, source, prices=prices, jobs=jobs)
+    return dataclasses.replace(_parse(stack, source, raw), prices=prices, jobs=jobs)
+
+
+def _jobs(teams: Any) -> frozenset[tuple[str, str]]:
+    """(team, job key) of each job entry the file writes (a malformed part is the program's to report)."""
+    found = set()
+    for team, entry in (teams if isinstance(teams, dict) else {}).items():
+        jobs = entry.get("jobs") if isinstance(entry, dict) else None
+        found |= {(str(team), str(job)) for job in (jobs if isinstance(jobs, dict) else {})}
+    return frozenset(found)
 
 
 def _parse(stack: str, source: str, raw: Any) -> StackSettings:

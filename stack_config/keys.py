@@ -52,6 +52,13 @@ KNOB_KEYS = {
 }
 
 
+def hint(key: str, known: Collection[str], what: str) -> str:
+    """`did you mean 'waitFor'?` for the known key closest to `key` (case aside), else every known key."""
+    by_lower = {k.lower(): k for k in known}
+    close = difflib.get_close_matches(key.lower(), list(by_lower), n=1)
+    return f"did you mean {by_lower[close[0]]!r}?" if close else f"{what} takes {', '.join(known)}"
+
+
 def unknown_keys(keys: Collection[str]) -> list[str]:
     """A misspelt key is not silently ignored: `spot-training:deployer` would drop every deployer's actAs."""
     failures = []
@@ -63,3 +70,11 @@ def unknown_keys(keys: Collection[str]) -> list[str]:
         hint = f"did you mean {NS}:{close[0]}?" if close else f"the keys are {', '.join(f'{NS}:{k}' for k in STACK_KEYS)}"
         failures.append(f"{key}: unknown key; {hint}")
     return failures
+
+
+def set_instead(key: str, keys: Collection[str]) -> str:
+    """`; gcp:regoin is set: did you mean gcp:region?` when a key of the same namespace close to the
+    missing `key` is set (another namespace's keys are not ours to refuse, but a typo is worth naming)."""
+    namespace = key.split(":", 1)[0] + ":"
+    close = difflib.get_close_matches(key, [k for k in keys if k.startswith(namespace) and k != key], n=1)
+    return f"; {close[0]} is set: did you mean {key}?" if close else ""

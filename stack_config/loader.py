@@ -16,9 +16,10 @@ from typing import Any
 import pulumi
 
 from components.job_body import job_body
-from components.spot_job.model import redaction, spec
+from components.spot_job.model import redaction, schema, spec
 from components.spot_job.model.job_name import JobName
 from components.spot_job.model.typed_spec import UNKNOWN
+from components.spot_job.rules import machine_types
 from components.team_definition import IMAGE_REF, PACKAGE_REF, ImageConfig, JobConfig, SecretConfig, TeamConfig
 
 from . import names, place, prices
@@ -31,6 +32,8 @@ from .keys import (
     REPOSITORY_KEYS,
     SERVICE_ACCOUNT_KEYS,
     STACK_LABELS,
+    hint,
+    set_instead,
     unknown_keys,
 )
 from .names import bucket_name_ok
@@ -43,6 +46,8 @@ _SECRET_VERSION = re.compile(r"^(latest|[1-9][0-9]*)$")
 _TEAM_NAME = re.compile(r"^[a-z][a-z0-9-]{0,19}$")
 _MEMBER = re.compile(r"^(user|group|serviceAccount|domain|principal|principalSet):\S+$")
 _ENVIRONMENT = re.compile(r"^[a-z][a-z0-9-]{0,15}$")
+# A value's kind as the stack file's YAML writes it.
+_KINDS = {int: "a whole number of at least 0", bool: "true or false", str: "a string", list: "a list"}
 # What a reference to a team's image or package is validated as: a value of its form.
 _IMAGE_STAND_IN = "gcr.io/stand-in/image@sha256:" + "0" * 64
 _PACKAGE_STAND_IN = "gs://stand-in/p.tar.gz"
@@ -83,9 +88,17 @@ def load(
     place.project(project, failures)
     extra_regions = place.extra_regions(get(f"{NS}:extraRegions"), failures)
     place.region(region, extra_regions, failures)
+    for key in ("gcp:project", "gcp:region"):
+        if f"{key}: is required" in failures:
+            failures[failures.index(f"{key}: is required")] += set_instead(key, keys)
     environment = get(f"{NS}:environment")
-    if not isinstance(environment, str) or not _ENVIRONMENT.match(environment):
+    if environment is None:
         failures.append(f"{NS}:environment: is required: a short lowercase name such as dev or prod")
+    elif not isinstance(environment, str) or not _ENVIRONMENT.match(environment):
+        failures.append(
+            f"{NS}:environment: {environment!r} is not an environment name: 1-16 lowercase letters, digits and '-', "
+            f"starting with a letter, such as dev or prod{_write(environment, _ENVIRONMENT)}"
+        )
     deployers = _members(get(f"{NS}:deployers") or [], f"{NS}:deployers", failures)
     raw_teams = get(f"{NS}:teams")
     teams: dict[str, TeamConfig] = {}
@@ -93,7 +106,7 @@ def load(
         failures.append(f"{NS}:teams: is required: a map of team name to team")
     else:
         for name, raw in raw_teams.items():
-            teams[name] = _team(name, raw, f"{NS}:teams.{name}", project, region, environment, secrets, failures)
+            teams[name] = _team(name, raw, f"{NS}:teams.{name}", project, region, environment, secrets, failures, set(raw_teams))
         failures += _ladder_regions(raw_teams, extra_regions)
         for name, team in teams.items():
             failures += _replica_regions(team.repository.get("replica_regions"), f"{NS}:teams.{name}.repository.replicaRegions", region, extra_regions)
@@ -111,21 +124,47 @@ def load(
         # A failure may quote the value it rejects; a secret one is never shown.
         values = secrets.values(get)
         raise ConfigError([redaction.scrub(line, values) for line in failures])
+    # What is deployable but worth a look: said once the errors, the first causes, are fixed.
+    for warning in _warnings(teams):
+        pulumi.log.warn(warning)
     return StackConfig(project, region, environment, deployers, teams)
 
 
+def _warnings(teams: dict[str, TeamConfig]) -> list[str]:
+    """A machine type no table lists, by its config path (left to Google: rules/machine_types.py)."""
+    found = []
+    for team in teams.values():
+        for job_name, job in team.jobs.items():
+            pools = job.body["jobSpec"].get("workerPoolSpecs")
+            for i, pool in enumerate(pools if isinstance(pools, list) else []):
+                machine = pool.get("machineSpec") if isinstance(pool, dict) else None
+                reason = machine_types.unlisted(machine.get("machineType") if isinstance(machine, dict) else None)
+                if reason:
+                    found.append(f"{NS}:teams.{team.name}.jobs.{job_name}.workerPoolSpecs[{i}].machineSpec.machineType: {reason}")
+    return found
+
+
+def _write(value: Any, rule: re.Pattern[str], taken: Collection[str] = ()) -> str:
+    """`; write e.g. 'data-science'` for a name the rule refuses, when lowercasing it and joining its
+    words with '-' gives one the rule takes and no sibling has; nothing otherwise (a suggestion is
+    never one refused)."""
+    suggestion = re.sub(r"[^a-z0-9]+", "-", str(value).lower()).strip("-")
+    return f"; write e.g. {suggestion!r}" if rule.fullmatch(suggestion) and suggestion not in taken else ""
+
+
 def _team(
-    name: str, raw: Any, path: str, project: Any, region: Any, environment: Any, secrets: Secrets, failures: list[str]
+    name: str, raw: Any, path: str, project: Any, region: Any, environment: Any, secrets: Secrets, failures: list[str],
+    taken: Collection[str] = (),
 ) -> TeamConfig:
     team = TeamConfig(name)
     named = bool(_TEAM_NAME.match(name))  # the defaults derived from a bad name are not reported as well
     if not named:
-        failures.append(f"{path}: team names are 1-20 lowercase letters, digits and '-', starting with a letter")
+        failures.append(f"{path}: team names are 1-20 lowercase letters, digits and '-', starting with a letter{_write(name, _TEAM_NAME, taken)}")
     if not isinstance(raw, dict):
         failures.append(f"{path}: must be a team (members, bucket, repository, images, packages, jobs)")
         return team
     known = ("members", "serviceAccount", "bucket", "repository", "images", "packages", "secrets", "jobs")
-    failures += [f"{path}.{key}: unknown key; a team takes {', '.join(known)}" for key in raw if key not in known]
+    failures += [f"{path}.{key}: unknown key; {hint(str(key), known, 'a team')}" for key in raw if key not in known]
     team.members = _members(raw.get("members") or [], f"{path}.members", failures)
     _service_account(team, raw.get("serviceAccount") or {}, path, environment, failures)
     team.bucket = _overrides(raw.get("bucket") or {}, BUCKET_KEYS, f"{path}.bucket", failures)
@@ -135,7 +174,7 @@ def _team(
             "lowercase letters, digits, '-', '_' and '.', starting and ending with a letter or digit, not an IP "
             "address, not starting with 'goog' (https://cloud.google.com/storage/docs/buckets#naming)"
         )
-    elif "name" not in team.bucket and named and isinstance(project, str) and not bucket_name_ok(default := f"{project}-{name}-staging"):
+    elif "name" not in team.bucket and named and place.project_ok(project) and not bucket_name_ok(default := f"{project}-{name}-staging"):
         failures.append(
             f"{path}.bucket.name: the default {default!r} is not a Cloud Storage bucket name ({{project}}-{{team}}-staging; "
             "https://cloud.google.com/storage/docs/buckets#naming): set bucket.name"
@@ -152,9 +191,13 @@ def _team(
         failures.append(f"{path}.repository.repositoryId: the default, the team's name {name!r}, is not {rule}: set repositoryId")
     for key, image in _mapping(raw.get("images"), f"{path}.images", failures).items():
         team.images[key] = _image(image, f"{path}.images.{key}", failures)
+    # Defined, even if refused above: a job naming one is not told it names nothing as well.
+    declared = {kind: set(_mapping(raw.get(kind), "", [])) for kind in ("images", "packages")}
     for key, package in _mapping(raw.get("packages"), f"{path}.packages", failures).items():
         source = package.get("source") if isinstance(package, dict) else None
-        if not isinstance(source, str) or set(package) != {"source"}:
+        if isinstance(package, dict) and (typos := [k for k in package if k != "source"]):
+            failures += [f"{path}.packages.{key}.{k}: unknown key; {hint(str(k), ('source',), 'a package')}" for k in typos]
+        elif not isinstance(source, str) or set(package) != {"source"}:
             failures.append(f"{path}.packages.{key}: must be {{source: a built sdist or wheel, or a package directory}}")
         elif not _is_package(Path(source)):
             failures.append(f"{path}.packages.{key}.source: {source!r} is neither a .tar.gz/.whl file nor a directory with a pyproject.toml")
@@ -165,7 +208,7 @@ def _team(
         if parsed_secret is not None:
             team.secrets[key] = parsed_secret
     for key, job in _mapping(raw.get("jobs"), f"{path}.jobs", failures).items():
-        parsed = _job(key, job, f"{path}.jobs.{key}", team, project, region, environment, secrets, failures)
+        parsed = _job(key, job, f"{path}.jobs.{key}", team, project, region, environment, secrets, failures, declared)
         if parsed is not None:
             team.jobs[key] = parsed
     return team
@@ -185,6 +228,9 @@ def _service_account(team: TeamConfig, raw: Any, path: str, environment: Any, fa
 
 
 def _image(raw: Any, path: str, failures: list[str]) -> ImageConfig:
+    if isinstance(raw, dict) and (typos := [k for k in raw if k not in ("name", "tag", "build")]):
+        failures += [f"{path}.{k}: unknown key; {hint(str(k), ('name', 'tag', 'build'), 'an image')}" for k in typos]
+        return ImageConfig()
     if isinstance(raw, dict) and set(raw) <= {"name", "tag"} and isinstance(raw.get("name"), str) and isinstance(raw.get("tag"), str):
         return ImageConfig(name=raw["name"], tag=raw["tag"])
     build = raw.get("build") if isinstance(raw, dict) else None
@@ -242,14 +288,22 @@ def _replica_regions(value: Any, path: str, home: Any, extra_regions: list[str])
 
 
 def _job(
-    name: Any, raw: Any, path: str, team: TeamConfig, project: Any, region: Any, environment: Any, secrets: Secrets, failures: list[str]
+    name: Any, raw: Any, path: str, team: TeamConfig, project: Any, region: Any, environment: Any, secrets: Secrets, failures: list[str],
+    declared: dict[str, set[str]] | None = None,
 ) -> JobConfig | None:
     if not isinstance(raw, dict):
         failures.append(f"{path}: must be a job: the Vertex REST jobSpec fields, plus displayName, labels, ...")
         return None
     if _pasted_wrapper(raw, path, failures):
         return None
-    job_spec = {k: copy.deepcopy(v) for k, v in raw.items() if k not in BODY_KEYS and k not in KNOB_KEYS and k != IMPORT_KEY}
+    # A key of no kind a job entry takes gets its did-you-mean over all of them (not
+    # just jobSpec's fields: `waitfor` means waitFor), and is then left out.
+    job_keys = (*schema.MESSAGES["CustomJobSpec"], *BODY_KEYS, *KNOB_KEYS, IMPORT_KEY)
+    typos = {str(key): hint(str(key), job_keys, "a job") for key in raw if key not in job_keys}
+    failures += [f"{path}.{key}: unknown field; {meant}" for key, meant in typos.items()]
+    # The key a typo meant is not reported missing as well (`workerPoolSpec:` is the pools).
+    meant_keys = {k for k in job_keys if any(f"{k!r}?" in meant for meant in typos.values())}
+    job_spec = {k: copy.deepcopy(v) for k, v in raw.items() if k in schema.MESSAGES["CustomJobSpec"]}
     # gcloud's --config spelling: one worker pool as a mapping, a scalar for a
     # repeated field; gcloud submits each as a one-item list, and so does this.
     job_spec = spec.as_lists(job_spec, "CustomJobSpec")
@@ -266,15 +320,22 @@ def _job(
     # packages, account and output prefix as stand-ins, known only at deploy time.
     # A reference's own existence is checked here; a stand-in's value, never
     # the user's, is what the rules then see.
-    images, packages = _references(job_spec, path, team, failures)
+    images, packages = _references(job_spec, path, team, failures, declared or {})
     registered = job_body(
         name, body, team=team.name, environment=environment, service_account=UNKNOWN, output_uri_prefix=UNKNOWN,
         images=dict.fromkeys(images, _IMAGE_STAND_IN), packages=dict.fromkeys(packages, _PACKAGE_STAND_IN),
     )
     inputs = {"project": project, "location": region, **registered, **knobs}
+    # Reported once, where they are set: gcp:project / gcp:region, and the labels and default
+    # display name the stack derives from a team name or environment already refused.
+    derived = {"project", "location"}
+    if not _TEAM_NAME.match(str(team.name)):
+        derived |= {"labels.team"} | ({"displayName"} if not body.get("displayName") else set())
+    if not isinstance(environment, str) or not _ENVIRONMENT.match(environment):
+        derived.add("labels.environment")
     for failure in spec.validate(inputs, unknown=UNKNOWN):
-        if failure.path in ("project", "location"):
-            continue  # reported once, as gcp:project / gcp:region
+        if failure.path in derived or (failure.path.removeprefix("jobSpec.") in meant_keys and failure.reason.startswith("is required")):
+            continue
         default = " (the default, {team}-{job}: set displayName or shorten the job's name)" if failure.path == "displayName" and not body.get("displayName") else ""
         failures.append(f"{path}.{failure.path.removeprefix('jobSpec.')}: {failure.reason}{default}")
     return JobConfig(
@@ -327,7 +388,9 @@ def _pasted_wrapper(raw: dict, path: str, failures: list[str]) -> bool:
     return True
 
 
-def _references(job_spec: dict, path: str, team: TeamConfig, failures: list[str]) -> tuple[set[str], set[str]]:
+def _references(
+    job_spec: dict[str, Any], path: str, team: TeamConfig, failures: list[str], declared: dict[str, set[str]]
+) -> tuple[set[str], set[str]]:
     """The image and package keys the job's `${images.KEY}` / `${packages.KEY}` name; one the team lacks is a failure."""
     images: set[str] = set()
     packages: set[str] = set()
@@ -344,8 +407,8 @@ def _references(job_spec: dict, path: str, team: TeamConfig, failures: list[str]
         for where, value, pattern, known, keys in found:
             if match := pattern.match(value):
                 keys.add(match.group(1))
-                if match.group(1) not in known:
-                    kind = "image" if keys is images else "package"
+                kind = "image" if keys is images else "package"
+                if match.group(1) not in known and match.group(1) not in declared.get(f"{kind}s", ()):
                     failures.append(f"{path}.workerPoolSpecs[{i}].{where}: {value} names no {kind} of this team; it has {', '.join(known) or f'no {kind}s'}")
     return images, packages
 
@@ -362,7 +425,8 @@ def _members(raw: Any, path: str, failures: list[str]) -> list[str]:
         return []
     for i, member in enumerate(raw):
         if not isinstance(member, str) or not _MEMBER.match(member):
-            failures.append(f"{path}[{i}]: {member!r} is not an IAM member (user:, group:, serviceAccount:, domain:)")
+            shown = "null" if member is None else repr(member)
+            failures.append(f"{path}[{i}]: {shown} is not an IAM member (user:, group:, serviceAccount:, domain:)")
     return [m for m in raw if isinstance(m, str)]
 
 
@@ -382,11 +446,12 @@ def _overrides(raw: Any, keys: dict, path: str, failures: list[str]) -> dict[str
     out = {}
     for key, value in raw.items():
         if key not in keys:
-            failures.append(f"{path}.{key}: unknown key; known: {', '.join(keys)}")
+            failures.append(f"{path}.{key}: unknown key; {hint(str(key), keys, 'it')}")
             continue
         attr, kind = keys[key]
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)) or (kind is int and value < 0):
-            failures.append(f"{path}.{key}: must be {'a whole number of at least 0' if kind is int else kind.__name__}, got {value!r}")
+            shown = "null" if value is None else repr(value)
+            failures.append(f"{path}.{key}: must be {_KINDS.get(kind, kind.__name__)}, got {shown}")
             continue
         out[attr] = value
     return out

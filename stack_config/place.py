@@ -21,10 +21,15 @@ _PROJECT = re.compile(r"^([a-z0-9][a-z0-9.-]*[a-z0-9]:)?[a-z][a-z0-9-]{4,28}[a-z
 REGION_ID = re.compile(r"^[a-z]+(-[a-z]+)+[0-9]+$")
 
 
+def project_ok(value: Any) -> bool:
+    """Whether `value` is a project id (what `project` checks): names derived from another are not judged."""
+    return isinstance(value, str) and bool(_PROJECT.match(value))
+
+
 def project(value: Any, failures: list[str]) -> None:
-    if not isinstance(value, str) or not value:
+    if value is None or value == "":
         failures.append("gcp:project: is required")
-    elif not _PROJECT.match(value):
+    elif not isinstance(value, str) or not _PROJECT.match(value):  # `gcp:project: 12` is set, just not to a project id
         failures.append(
             f"gcp:project: {value!r} is not a project id: 6-30 lowercase letters, digits and '-', starting with a letter "
             "and not ending with '-' (https://cloud.google.com/resource-manager/docs/creating-managing-projects)"
@@ -46,12 +51,12 @@ def extra_regions(value: Any, failures: list[str]) -> list[str]:
 
 def region(value: Any, extra: list[str], failures: list[str], path: str = "gcp:region") -> None:
     """gcp:region, or (at `path`) another region a job may run in: a fallback rung's location."""
-    if not isinstance(value, str) or not value:
+    if value is None or value == "":
         failures.append(f"{path}: is required")
         return
     if value in VERTEX_AI_REGIONS or value in extra:
         return
-    close = difflib.get_close_matches(value, VERTEX_AI_REGIONS, n=1)
+    close = difflib.get_close_matches(str(value), VERTEX_AI_REGIONS, n=1)
     hint = f"; did you mean {close[0]}?" if close else ""
     failures.append(
         f"{path}: {value!r} is not a region Vertex AI custom training runs in{hint} "

@@ -8,12 +8,11 @@ resubmits a job.
 
 from __future__ import annotations
 
-import difflib
 from typing import Any
 
 from components.spot_job.client.quota_pacing import DEFAULTS
 
-from .keys import NS
+from .keys import NS, hint
 
 KEY = f"{NS}:quotas"
 # Google's page, where the defaults and how to raise them are written.
@@ -31,9 +30,7 @@ def quotas(value: Any, failures: list[str]) -> dict[str, int] | None:
     ok = True
     for key, number in value.items():
         if key not in DEFAULTS:
-            close = difflib.get_close_matches(str(key), list(DEFAULTS), n=1)
-            hint = f"did you mean {close[0]!r}?" if close else f"the keys are {', '.join(DEFAULTS)}"
-            failures.append(f"{KEY}.{key}: unknown key; {hint}")
+            failures.append(f"{KEY}.{key}: unknown key; {hint(str(key), DEFAULTS, 'it')}")
             ok = False
         elif isinstance(number, bool) or not isinstance(number, int) or number < 1:
             failures.append(

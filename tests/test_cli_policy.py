@@ -26,7 +26,9 @@ def test_a_mandatory_violation_prints_the_policy_its_level_the_resource_and_the_
     assert "::vision-l4" in done.stdout and "urn:pulumi:dev::spot-training::" in done.stdout
     # The whole message, to its last word: nothing cut to fit a terminal.
     assert (
-        f'jobSpec.workerPoolSpecs[0].containerSpec.imageUri is "{UNPINNED}", not pinned by digest' in done.stdout
+        # Named by its config path: the job is an entry of the stack file, where it is fixed (issue 30.4).
+        f'spot-training:teams.vision.jobs.l4.workerPoolSpecs[0].containerSpec.imageUri is "{UNPINNED}", not pinned by digest'
+        in done.stdout
         and "{us,europe,asia}-docker.pkg.dev/vertex-ai/training/<name>:<tag>, are exempt as written)" in done.stdout
     )
     assert done.stdout.splitlines()[-1].startswith("dev: 1 violation (1 mandatory, 0 advisory) in ")
@@ -40,6 +42,9 @@ def test_advisories_only_are_printed_and_exit_0(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     assert "job-spot-strategy (advisory)" in done.stdout and "::vision-standard" in done.stdout
     assert "allowedStrategies" in done.stdout
+    # Each by the config path of the stack file's job entry, where it is fixed (issue 30.4).
+    assert "spot-training:teams.vision.jobs.standard.scheduling.strategy is STANDARD" in done.stdout
+    assert "spot-training:teams.vision.jobs.l4.resubmission.fallback[1].strategy is STANDARD" in done.stdout
     assert done.stdout.splitlines()[-1].startswith("dev: 2 violations (0 mandatory, 2 advisory) in ")
 
 

@@ -1,5 +1,7 @@
 """`spot-training validate`: run as a user runs it (the console script, its exit code, its output)."""
 
+import pytest
+
 from tests.cli_runner import spot_training, spot_training_in_process
 from tests.test_render import BROKEN_STACK
 
@@ -55,3 +57,182 @@ def test_an_import_that_cannot_be_a_job_of_this_entry_is_an_error_by_path(tmp_pa
     assert "spot-training:teams.vision.jobs.elsewhere.import: the job is in acme-ml-dev / europe-west4" in done.stderr
     assert "spot-training:teams.vision.jobs.misnamed.import: 'customJobs/123' is not a CustomJob name" in done.stderr
     assert "jobs.adopted" not in done.stderr  # its shape and place are right: the engine's import checks the rest
+
+
+# A valid one-job stack (BROKEN_STACK mended), to break one key at a time.
+def _stack_with(job_lines: str = "", team_lines: str = "") -> str:
+    from tests.test_render import fixed_stack
+
+    stack = fixed_stack()
+    stack = stack.replace("          scheduling: {strategy: SPOT}\n", "          scheduling: {strategy: SPOT}\n" + job_lines)
+    return stack.replace("      members: [group:vision-ml@acme.example]\n", "      members: [group:vision-ml@acme.example]\n" + team_lines)
+
+
+@pytest.mark.parametrize(
+    "typo, meant",
+    [("waitfor: running", "waitFor"), ('rerunn: "2"', "rerun"), ("resubmision: {maxResubmissions: 2}", "resubmission"),
+     ("ondelete: keep", "onDelete"), ("waitTimout: 600s", "waitTimeout"), ("displayname: x", "displayName"),
+     ("imprt: customJobs/1", "import"), ("labes: {a: b}", "labels"), ("servceAccount: a@b.iam.gserviceaccount.com", "serviceAccount")],
+)
+def test_a_typo_of_a_job_key_gets_a_did_you_mean_over_every_key_a_job_takes(tmp_path, typo, meant):
+    (tmp_path / "Pulumi.dev.yaml").write_text(_stack_with(f"          {typo}\n"))
+    done = spot_training_in_process("validate", "dev", stacks_dir=tmp_path)
+    assert done.returncode == 1
+    key = typo.split(":")[0]
+    lines = [x for x in done.stderr.splitlines() if "jobs.smoke." in x]
+    assert lines == [f"  spot-training:teams.vision.jobs.smoke.{key}: unknown field; did you mean {meant!r}?"], done.stderr
+
+
+def test_a_job_key_like_nothing_lists_every_key_a_job_takes(tmp_path):
+    (tmp_path / "Pulumi.dev.yaml").write_text(_stack_with("          zzz: 1\n"))
+    done = spot_training_in_process("validate", "dev", stacks_dir=tmp_path)
+    line = next(x for x in done.stderr.splitlines() if "jobs.smoke.zzz" in x)
+    for key in ("workerPoolSpecs", "displayName", "labels", "waitFor", "rerun", "resubmission", "onDelete", "import"):
+        assert key in line, line
+
+
+@pytest.mark.parametrize("typo, meant", [("memebers: []", "members"), ("packges: {}", "packages"), ("bucket: {versionning: true}", "versioning")])
+def test_a_typo_of_a_team_key_gets_a_did_you_mean(tmp_path, typo, meant):
+    (tmp_path / "Pulumi.dev.yaml").write_text(_stack_with(team_lines=f"      {typo}\n"))
+    done = spot_training_in_process("validate", "dev", stacks_dir=tmp_path)
+    assert done.returncode == 1
+    assert f"did you mean {meant!r}?" in done.stderr, done.stderr
+
+
+# Issue 30.3: the first cause only; nothing derived from it, no suggestion a rule refuses.
+_DEV = (__import__("pathlib").Path(__file__).resolve().parent.parent / "stacks" / "Pulumi.dev.yaml").read_text()
+
+
+@pytest.mark.parametrize(
+    "old, new, cause",
+    [
+        ("  spot-training:environment: dev\n", "", "spot-training:environment: is required"),
+        ("spot-training:environment: dev", "spot-training:environment: Dev_Env", "spot-training:environment: 'Dev_Env' is not"),
+        ("    tabular:\n", "    Tabular_Team:\n", "spot-training:teams.Tabular_Team: team names are"),
+        ("    vision:\n", "    Data Science:\n", "spot-training:teams.Data Science: team names are"),
+        ("gcp:project: acme-ml-dev", "gcp:project: Acme_ML", "gcp:project: 'Acme_ML' is not a project id"),
+    ],
+)
+def test_a_bad_setting_is_one_error_not_followed_by_errors_derived_from_it(tmp_path, old, new, cause):
+    assert old in _DEV
+    (tmp_path / "Pulumi.dev.yaml").write_text(_DEV.replace(old, new))
+    done = spot_training_in_process("validate", "dev", stacks_dir=tmp_path)
+    assert done.returncode == 1
+    lines = done.stderr.splitlines()[1:]
+    assert len(lines) == 1 and lines[0].strip().startswith(cause), done.stderr
+    assert "NoneType" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    "name, suggestion", [("Tabular_Team", "tabular-team"), ("Data Science", "data-science"), ("data_science", "data-science"), ("9lives", None)]
+)
+def test_a_bad_team_name_is_offered_only_a_name_the_team_rule_takes(tmp_path, name, suggestion):
+    import re
+
+    (tmp_path / "Pulumi.dev.yaml").write_text(_DEV.replace("    tabular:\n", f"    {name}:\n"))
+    done = spot_training_in_process("validate", "dev", stacks_dir=tmp_path)
+    offered = re.findall(r"write e\.g\. '([^']*)'", done.stderr)
+    assert offered == ([suggestion] if suggestion else []), done.stderr
+    assert all(re.fullmatch(r"[a-z][a-z0-9-]{0,19}", s) for s in offered)
+
+
+def test_a_bad_environment_is_offered_only_a_name_the_environment_rule_takes(tmp_path):
+    (tmp_path / "Pulumi.dev.yaml").write_text(_DEV.replace("spot-training:environment: dev", "spot-training:environment: Dev_Env"))
+    done = spot_training_in_process("validate", "dev", stacks_dir=tmp_path)
+    assert "write e.g. 'dev-env'" in done.stderr and "dev_env" not in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize(
+    "old, new, path, hint",
+    [
+        ("          workerPoolSpecs:\n", "          workerPoolSpec:\n", "resnet-smoke.workerPoolSpec", "did you mean 'workerPoolSpecs'?"),
+        ("acceleratorType: NVIDIA_TESLA_T4", "acceleratorType: NVIDIA_TESLA_T5", "resnet-smoke.workerPoolSpecs[0].machineSpec.acceleratorType", "did you mean 'NVIDIA_TESLA_T4'?"),
+        ("strategy: SPOT, timeout: 7200s", "strategy: spot, timeout: 7200s", "resnet-smoke.scheduling.strategy", "did you mean 'SPOT'?"),
+    ],
+)
+def test_a_typo_is_one_error_with_its_did_you_mean_and_no_error_derived_from_it(tmp_path, old, new, path, hint):
+    assert old in _DEV
+    (tmp_path / "Pulumi.dev.yaml").write_text(_DEV.replace(old, new, 1))
+    done = spot_training_in_process("validate", "dev", stacks_dir=tmp_path)
+    lines = [x.strip() for x in done.stderr.splitlines() if "jobs.resnet-smoke" in x]
+    assert len(lines) == 1 and lines[0].startswith(f"spot-training:teams.vision.jobs.{path}: "), done.stderr
+    assert hint in lines[0], lines[0]
+
+
+def test_a_valid_stack_says_that_the_policy_pack_has_more_to_say():
+    done = spot_training_in_process("validate", "dev")
+    assert done.returncode == 0
+    assert "note: the policy pack checks more" in done.stderr and "spot-training policy dev" in done.stderr
+
+
+@pytest.mark.parametrize(
+    "old, new, path, hint",
+    [
+        ("          rerun: \"1\"\n", "          rerun: \"1\"\n          resubmission: {maxResubmissions: 2, fallback: [{afterStockout: 1, strategy: STANDARD}]}\n",
+         "spot-training:teams.vision.jobs.resnet-smoke.resubmission.fallback[0].afterStockout", "did you mean 'afterStockouts'?"),
+        ("machineSpec: {machineType: n1-standard-8", "machineSpec: {machinetype: n1-standard-8",
+         "spot-training:teams.vision.jobs.resnet-smoke.workerPoolSpecs[0].machineSpec.machinetype", "did you mean 'machineType'?"),
+        ("          waitTimeout: 900s\n", "          waitTimeout: 900s\n          onDelete: kep\n",
+         "spot-training:teams.vision.jobs.resnet-smoke.onDelete", "did you mean 'keep'?"),
+        ("  spot-training:environment: dev\n", "  spot-training:environment: dev\n  spot-training:quotas: {submissionPerMinute: 5}\n",
+         "spot-training:quotas.submissionPerMinute", "did you mean 'submissionsPerMinute'?"),
+        ("        runtime: {source: training/spot-runtime}", "        runtime: {sorce: training/spot-runtime}",
+         "spot-training:teams.tabular.packages.runtime", "did you mean 'source'?"),
+        ('        trainer: {name: trainer, tag: "2026-11-30"}', '        trainer: {nam: trainer, tag: "2026-11-30"}',
+         "spot-training:teams.vision.images.trainer", "did you mean 'name'?"),
+    ],
+)
+def test_a_nested_typo_is_one_error_with_its_did_you_mean(tmp_path, old, new, path, hint):
+    assert old in _DEV
+    (tmp_path / "Pulumi.dev.yaml").write_text(_DEV.replace(old, new, 1))
+    done = spot_training_in_process("validate", "dev", stacks_dir=tmp_path)
+    lines = [x.strip() for x in done.stderr.splitlines()[1:]]
+    assert len(lines) == 1 and lines[0].startswith(path), done.stderr
+    assert hint in lines[0], lines[0]
+
+
+def test_a_bad_team_name_is_not_offered_the_name_of_another_team(tmp_path):
+    (tmp_path / "Pulumi.dev.yaml").write_text(_DEV.replace("    tabular:\n", "    Vision:\n"))
+    done = spot_training_in_process("validate", "dev", stacks_dir=tmp_path)
+    line = next(x for x in done.stderr.splitlines() if "teams.Vision: team names are" in x)
+    assert "'vision'" not in line, line
+
+
+@pytest.mark.parametrize("old, new", [("gcp:region: us-central1", "gcp:regoin: us-central1"), ("gcp:project: acme-ml-dev", "gcp:projet: acme-ml-dev")])
+def test_a_misspelt_gcp_key_is_named_where_its_missing_key_is(tmp_path, old, new):
+    (tmp_path / "Pulumi.dev.yaml").write_text(_DEV.replace(old, new))
+    done = spot_training_in_process("validate", "dev", stacks_dir=tmp_path)
+    lines = [x.strip() for x in done.stderr.splitlines()[1:]]
+    meant, typo = old.split(":", 2)[:2], new.split(":", 2)[:2]
+    assert lines == [f"{':'.join(meant)}: is required; {':'.join(typo)} is set: did you mean {':'.join(meant)}?"], done.stderr
+
+
+@pytest.mark.parametrize(
+    "old, new, path",
+    [
+        ("          labels: {purpose: smoke}", "          labels: {purpose: null}", "spot-training:teams.vision.jobs.resnet-smoke.labels.purpose: must be a string, got null"),
+        ("      members: [group:vision-ml@acme.example]", "      members: [null]", "spot-training:teams.vision.members[0]: null is not an IAM member"),
+        ("          labels: {purpose: smoke}", "          labels: {purpose: 3}", "spot-training:teams.vision.jobs.resnet-smoke.labels.purpose: must be a string, got a number"),
+    ],
+)
+def test_a_null_or_a_number_is_named_as_yaml_writes_it_not_as_a_python_type(tmp_path, old, new, path):
+    (tmp_path / "Pulumi.dev.yaml").write_text(_DEV.replace(old, new))
+    done = spot_training_in_process("validate", "dev", stacks_dir=tmp_path)
+    assert path in done.stderr, done.stderr
+    assert "NoneType" not in done.stderr and "None " not in done.stderr
+
+
+@pytest.mark.parametrize(
+    "old, new, line",
+    [
+        ("        cleanupDryRun: true", "        cleanupDryRun: null", "spot-training:teams.vision.repository.cleanupDryRun: must be true or false, got null"),
+        ("        cleanupDryRun: true", '        cleanupDryRun: "yes"', "spot-training:teams.vision.repository.cleanupDryRun: must be true or false, got 'yes'"),
+        ("gcp:project: acme-ml-dev", "gcp:project: 12", "gcp:project: 12 is not a project id"),
+        ("gcp:region: us-central1", "gcp:region: 5", "gcp:region: 5 is not a region"),
+    ],
+)
+def test_a_value_of_the_wrong_kind_is_named_as_written_not_as_missing(tmp_path, old, new, line):
+    (tmp_path / "Pulumi.dev.yaml").write_text(_DEV.replace(old, new))
+    done = spot_training_in_process("validate", "dev", stacks_dir=tmp_path)
+    assert line in done.stderr, done.stderr
+    assert "is required" not in done.stderr

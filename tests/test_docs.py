@@ -28,14 +28,15 @@ def test_every_rule_module_is_in_docs_rules_with_every_source_it_cites():
 
 def test_docs_rules_gives_every_row_of_the_two_tables_its_source():
     """Issue 23.14: each row of the accelerator and machine tables is in docs/rules.md with its source and date."""
-    from components.spot_job.rules import gpu_machines, region_offers, tpu_machines
+    from components.spot_job.rules import cpu_machines, gpu_machines, region_offers, tpu_machines
     from stack_config.regions import VERTEX_AI_REGIONS
 
     rows = {}
     for line in (ROOT / "docs" / "rules.md").read_text().splitlines():
         if line.startswith("| `"):
             rows[line.split("`")[1]] = line
-    for key in [*VERTEX_AI_REGIONS, *gpu_machines.ATTACHED, *tpu_machines.MACHINES, tpu_machines.LEGACY_MACHINE]:
+    series_types = {m.rsplit("-", 1)[0] for m in cpu_machines.TRAINING}
+    for key in [*VERTEX_AI_REGIONS, *gpu_machines.ATTACHED, *tpu_machines.MACHINES, tpu_machines.LEGACY_MACHINE, *series_types]:
         assert key in rows, f"docs/rules.md has no row for {key}"
         assert re.search(r"20\d\d-\d\d-\d\d", rows[key]), f"the row for {key} gives no date"
     for region in region_offers.UNVERIFIED_REGIONS:

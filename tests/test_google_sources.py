@@ -57,6 +57,10 @@ def with_env(n: int) -> dict:
     return job
 
 
+def tpu_with(machine_type: str, topology: str, accelerator_type: str, count: int) -> dict:
+    return container({"machineType": machine_type, "tpuTopology": topology, "acceleratorType": accelerator_type, "acceleratorCount": count})
+
+
 def tpu(machine_type: str, topology: str | None) -> dict:
     return container({"machineType": machine_type, **({"tpuTopology": topology} if topology else {})})
 
@@ -101,6 +105,25 @@ REFUSED = [
     ("a label key starting with a digit", {**container(), "labels": {"1team": "v"}}, "us-central1", "labels.1team"),
     # 13. The deprecated LOW_COST stays refused, as this project's documented choice, pointing to SPOT.
     ("the deprecated LOW_COST", container(scheduling={"strategy": "LOW_COST"}), "us-central1", "scheduling.strategy"),
+    # 14. Machine types (rules/machine_types.py): Compute Engine names a machine type series-type-size
+    #     (compute/docs/machine-resource); a name of no known series, or of a type no series has, cannot exist.
+    ("a machine type that is no name", container({"machineType": "banana"}), "us-central1", f"{MACHINE}.machineType"),
+    ("a misspelt machine type", container({"machineType": "n1-standrad-8"}), "us-central1", f"{MACHINE}.machineType"),
+    ("a machine type of no known series", container({"machineType": "q7-standard-8"}), "us-central1", f"{MACHINE}.machineType"),
+    ("an accelerator-optimised type in the wrong series", container({"machineType": "n2-highgpu-8g"}), "us-central1", f"{MACHINE}.machineType"),
+    #     GPUs attach to N1 only; other series carry none, or their own (Compute Engine's GPU machine types).
+    ("a T4 on an N2 machine", gpu("n2-standard-8", "NVIDIA_TESLA_T4", 1), "us-central1", f"{MACHINE}.acceleratorType"),
+    ("an A100 on an E2 machine", gpu("e2-standard-8", "NVIDIA_TESLA_A100", 1), "us-central1", f"{MACHINE}.acceleratorType"),
+    #     A TPU machine carries TPUs, a GPU or CPU machine none; TPU v2/v3 run on cloud-tpu ([V], TPUs).
+    ("a GPU on a TPU v5e machine", tpu_with("ct5lp-hightpu-4t", "2x2", "NVIDIA_TESLA_T4", 1), "us-west1", f"{MACHINE}.acceleratorType"),
+    ("a GPU on cloud-tpu", gpu("cloud-tpu", "NVIDIA_TESLA_T4", 1), "us-central1", f"{MACHINE}.acceleratorType"),
+    ("TPU v2 on an N1 machine", gpu("n1-standard-8", "TPU_V2", 8), "us-central1", f"{MACHINE}.acceleratorType"),
+    #     A GPU machine's size counts GPUs (`8g`), a TPU host's chips (`4t`), a CPU machine's vCPUs (no letter).
+    ("a TPU host's size without its t", tpu("ct5lp-hightpu-4", "2x2"), "us-west1", f"{MACHINE}.machineType"),
+    ("a GPU machine's size without its g", container({"machineType": "a2-highgpu-1"}), "us-central1", f"{MACHINE}.machineType"),
+    ("a CPU machine's size with a g", container({"machineType": "n2-standard-8g"}), "us-central1", f"{MACHINE}.machineType"),
+    #     MachineSpec.tpu_topology: "The topology of the TPUs" (machine_resources.proto): not of a GPU machine.
+    ("a TPU topology on a GPU machine", gpu("a3-highgpu-8g", "NVIDIA_H100_80GB", 8, tpuTopology="2x2"), "us-central1", f"{MACHINE}.tpuTopology"),
     # 9. CustomJobSpec.network: "Where {project} is a project number" (custom_job.proto).
     ("a network named by project id", container(network="projects/acme-ml-dev/global/networks/training-vpc"), "us-central1", "network"),
     # 14. Google's pipeline components (kubeflow/pipelines, container/v1/custom_job/remote_runner.py): "max_wait_duration
@@ -159,6 +182,12 @@ ACCEPTED = [
     ("maxWaitDuration 0s on Flex-start", gpu("g2-standard-8", "NVIDIA_L4", 1, "FLEX_START") | {"scheduling": {"strategy": "FLEX_START", "maxWaitDuration": "0s"}}, "us-central1"),
     ("an env variable set twice", {"workerPoolSpecs": [{**with_env(1)["workerPoolSpecs"][0], "containerSpec": {"imageUri": IMAGE, "env": [{"name": "A", "value": "1"}, {"name": "A", "value": "2"}]}}]}, "us-central1"),
     ("a TensorBoard in another region", container(tensorboard="projects/acme-ml-dev/locations/europe-west4/tensorboards/1"), "us-central1"),
+    # 14. Machine types [V] lists for training, of each CPU series.
+    ("an N2 machine", container({"machineType": "n2-standard-8"}), "us-central1"),
+    ("an E2 high-memory machine", container({"machineType": "e2-highmem-16"}), "us-central1"),
+    ("a C2 machine", container({"machineType": "c2-standard-60"}), "us-central1"),
+    ("an M1 machine", container({"machineType": "m1-ultramem-40"}), "us-central1"),
+    ("an N1 high-CPU machine", container({"machineType": "n1-highcpu-96"}), "us-central1"),
     # 12. NO_RESERVATION consumes no reservation, so Flex-start takes it.
     ("Flex-start saying it takes no reservation", gpu("g2-standard-8", "NVIDIA_L4", 1, "FLEX_START", reservationAffinity={"reservationAffinityType": "NO_RESERVATION"}), "us-central1"),
 ]
@@ -221,6 +250,7 @@ def test_validate_accepts(tmp_path, job, region):
     done = validate(tmp_path, job, region)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["dev: valid (1 jobs of 1 teams: vision)"], done.stdout
+    assert "warning" not in done.stderr, done.stderr  # every machine type here is one a table lists
 
 
 @pytest.mark.parametrize("job, region", [c[1:] for c in ACCEPTED], ids=[c[0] for c in ACCEPTED])
@@ -344,3 +374,79 @@ def test_max_wait_duration_waits_for_a_strategy_a_preview_cannot_know():
     assert [f.path for f in spec.validate(inputs, unknown=unknown)] == []
     inputs["jobSpec"]["scheduling"]["strategy"] = "SPOT"
     assert [f.path for f in spec.validate(inputs, unknown=unknown)] == ["jobSpec.scheduling.maxWaitDuration"]
+
+
+@pytest.mark.parametrize(
+    "machine_type, meant",
+    [("n1-standrad-8", "n1-standard-8"), ("n2-standard8", "n2-standard-8"), ("a2-higpu-1g", "a2-highgpu-1g"), ("N1-STANDARD-4", "n1-standard-4")],
+)
+def test_a_misspelt_machine_type_gets_a_did_you_mean(tmp_path, machine_type, meant):
+    done = validate(tmp_path, container({"machineType": machine_type}), "us-central1")
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    line = next(x for x in done.stderr.splitlines() if f"jobs.job.{MACHINE}.machineType:" in x)
+    assert f"did you mean {meant!r}?" in line, line
+
+
+def test_a_gpu_on_a_series_that_carries_none_says_where_it_attaches(tmp_path):
+    done = validate(tmp_path, gpu("n2-standard-8", "NVIDIA_TESLA_T4", 1), "us-central1")
+    line = next(x for x in done.stderr.splitlines() if f"jobs.job.{MACHINE}.acceleratorType:" in x)
+    assert "n2-standard-8 carries no GPU" in line and "n1-standard-8" in line, line
+
+
+@pytest.mark.parametrize(
+    "machine_type",
+    ["n2-highmem-128", "c3-standard-8", "n2d-standard-8", "a3-highgpu-16g", "f1-micro", "e2-medium", "n2-custom-8-16384",
+     "e2-custom-medium-1024", "c4-standard-288-metal", "z3-highmem-88-highlssd"],
+)
+def test_a_well_formed_machine_type_no_table_lists_is_warned_of_not_refused(tmp_path, machine_type):
+    done = validate(tmp_path, container({"machineType": machine_type}), "us-central1")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("dev: valid")
+    assert f"warning: spot-training:teams.vision.jobs.job.{MACHINE}.machineType: {machine_type}" in done.stderr, done.stderr
+    assert "left to Google" in done.stderr
+
+
+@pytest.mark.parametrize("machine_type", ["banana", "n1-standrad-8", "n2-standard-8"])
+def test_check_and_validate_agree_on_machine_types(tmp_path, host, emulator, program_inputs, machine_type):
+    job = gpu(machine_type, "NVIDIA_TESLA_T4", 1)
+    done = validate(tmp_path, job, "us-central1")
+    checked = host.check(URN, {}, provider_inputs(program_inputs, job, "us-central1"))
+    refused_by_check = {f.property for f in checked.failures}
+    refused_by_validate = {p for p in refused_by_check if f"jobs.job.{p.removeprefix('jobSpec.')}: " in done.stderr}
+    assert refused_by_check and refused_by_check == refused_by_validate, (refused_by_check, done.stderr)
+
+
+def test_a_gpu_on_cloud_tpu_is_one_error_about_the_type_not_also_one_about_the_count(tmp_path):
+    done = validate(tmp_path, gpu("cloud-tpu", "NVIDIA_TESLA_T4", 1), "us-central1")
+    lines = [x for x in done.stderr.splitlines() if "jobs.job." in x]
+    assert len(lines) == 1 and f"{MACHINE}.acceleratorType:" in lines[0], done.stderr
+
+
+def test_a_misspelt_machine_type_is_one_error_not_also_one_about_its_gpu(tmp_path):
+    done = validate(tmp_path, gpu("n1-standrad-8", "NVIDIA_L4", 1), "us-central1")
+    lines = [x for x in done.stderr.splitlines() if "jobs.job." in x]
+    assert len(lines) == 1 and f"{MACHINE}.machineType:" in lines[0], done.stderr
+
+
+def test_check_under_the_host_lists_a_typo_alone_as_validate_does(tmp_path, host, emulator, program_inputs):
+    job = container({"machinetype": "n1-standard-4"})
+    checked = host.check(URN, {}, provider_inputs(program_inputs, job, "us-central1"))
+    assert [(f.property, "did you mean 'machineType'?" in f.reason) for f in checked.failures] == [(f"jobSpec.{MACHINE}.machinetype", True)]
+    done = validate(tmp_path, job, "us-central1")
+    assert [x.strip().split(": ")[0] for x in done.stderr.splitlines()[1:]] == [f"spot-training:teams.vision.jobs.job.{MACHINE}.machinetype"]
+
+
+def test_a_did_you_mean_is_never_a_machine_type_the_rules_refuse_for_the_job(tmp_path):
+    # europe-west1 offers no A100 for training (rules/region_offers.py): a2-highgpu-1g is no fix there.
+    done = validate(tmp_path, gpu("a2-higpu-1g", "NVIDIA_TESLA_A100", 1), "europe-west1")
+    line = next(x for x in done.stderr.splitlines() if f"{MACHINE}.machineType:" in x)
+    assert "a2-highgpu-1g" not in line, line
+    done = validate(tmp_path, gpu("a2-higpu-1g", "NVIDIA_TESLA_A100", 1), "us-central1")
+    assert "did you mean 'a2-highgpu-1g'?" in done.stderr
+
+
+def test_a_machine_to_write_for_a_gpu_is_never_one_the_rules_refuse_for_the_job(tmp_path):
+    # A100 is not offered in europe-west1: no A2 machine type is a fix there.
+    done = validate(tmp_path, gpu("n2-standard-8", "NVIDIA_TESLA_A100", 1), "europe-west1")
+    line = next(x for x in done.stderr.splitlines() if f"{MACHINE}.acceleratorType:" in x and "carries no GPU" in x)
+    assert "a2-highgpu" not in line, line

@@ -30,8 +30,11 @@ class ShapeCheck:
                 for i, item in enumerate(value):
                     self.walk(item, inner, f"{path}[{i}]")
             elif value not in schema.ENUMS[inner]:
-                allowed = ", ".join(v for v in schema.ENUMS[inner] if v not in DEPRECATED_STRATEGIES and v not in END_OF_SUPPORT)
-                self.fail(path, f"unknown value {value!r}; expected one of {allowed}")
+                allowed = [v for v in schema.ENUMS[inner] if v not in DEPRECATED_STRATEGIES and v not in END_OF_SUPPORT]
+                by_lower = {v.lower(): v for v in allowed}  # `spot` means SPOT, `kep` keep
+                close = difflib.get_close_matches(str(value).lower(), list(by_lower), n=1)
+                hint = f"did you mean {by_lower[close[0]]!r}? " if close else ""
+                self.fail(path, f"unknown value {value!r}; {hint}expected one of {', '.join(allowed)}")
         elif kind == schema.STRING:
             if not isinstance(value, str):
                 self.fail(path, f"must be a string, got {type_name(value)}")
@@ -73,4 +76,6 @@ def join(path: str, key: str) -> str:
 
 
 def type_name(value: Any) -> str:
-    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}.get(type(value), type(value).__name__)
+    # As the YAML or JSON the user wrote names it, not as Python does (NoneType, int).
+    kinds = {dict: "an object", list: "a list", str: "a string", bool: "a boolean", int: "a number", float: "a number", type(None): "null"}
+    return kinds.get(type(value), type(value).__name__)

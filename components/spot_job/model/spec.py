@@ -18,6 +18,7 @@ from components.spot_job.model import schema
 from components.spot_job.model import submission_labels as own_labels
 from components.spot_job.model.defaults import DEFAULT_REPLICA_COUNT, DEFAULT_STRATEGY
 from components.spot_job.model.errors import UserError
+from components.spot_job.model.first_causes import first_causes
 from components.spot_job.model.shape import ShapeCheck, join
 from components.spot_job.model.submission_key import submission_key_of
 from components.spot_job.model.values import DURATION, as_int
@@ -101,7 +102,7 @@ def validate(inputs: dict[str, Any], unknown: Any = _NO_UNKNOWN) -> list[Failure
     as_vertex_reads_it = _without_empty(inputs)
     ShapeCheck(is_unknown, fail).walk(inputs, schema.RESOURCE, "")
     rules.apply(Known(as_vertex_reads_it, is_unknown), fail)
-    return failures
+    return first_causes(failures)
 
 
 def _without_empty(value: Any) -> Any:

@@ -6,6 +6,9 @@ host (tpu_machines.py), not from a name pattern: tpu7x-standard-4t with
 2x2x1 is one host.
 https://cloud.google.com/vertex-ai/docs/training/configure-compute#tpu
 https://cloud.google.com/vertex-ai/docs/training/use-spot-vms
+A tpuTopology is a TPU slice's: MachineSpec.tpu_topology, "The topology of the
+TPUs" (googleapis/googleapis google/cloud/aiplatform/v1/machine_resources.proto),
+so a GPU or CPU machine type takes none.
 A TPU v5e machine type needs its tpuTopology: the SDK's tpu_topology, "This
 field is required for TPU v5 versions" (googleapis/python-aiplatform
 google/cloud/aiplatform/jobs.py, 91cc8ce4f015771b5d8c43c8764ea9dc9abdb216).
@@ -16,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from components.spot_job.rules import tpu_machines
+from components.spot_job.rules import cpu_machines, machine_types, tpu_machines
 from components.spot_job.rules.known import Fail, Known
 
 TPU_TOPOLOGY = re.compile(r"^\d+(x\d+){1,2}$")
@@ -29,7 +32,9 @@ def topology(k: Known, fail: Fail) -> None:
         machine_type = k.text(machine, "machineType") or ""
         value = k.text(machine, "tpuTopology")
         known = tpu_machines.MACHINES.get(machine_type)
-        if value is not None and not TPU_TOPOLOGY.match(value):
+        if value is not None and _no_tpu(machine_type):
+            fail(f"{path}.tpuTopology", f"is the topology of a TPU slice; {machine_type} carries no TPU: remove it")
+        elif value is not None and not TPU_TOPOLOGY.match(value):
             fail(f"{path}.tpuTopology", f"must look like '2x2' or '2x2x1', got {value!r}")
         elif value is not None and known and value not in known.topologies:
             fail(
@@ -42,11 +47,18 @@ def topology(k: Known, fail: Fail) -> None:
                 f"is required for {machine_type} (TPU {known.generation}); it takes {', '.join(known.topologies)}",
             )
         count = k.number(machine, "acceleratorCount")
-        if machine_type == tpu_machines.LEGACY_MACHINE and count and not tpu_machines.legacy_count_ok(count):
+        legacy_tpu = (k.text(machine, "acceleratorType") or "").startswith("TPU_")  # a GPU there is accelerators.py's
+        if machine_type == tpu_machines.LEGACY_MACHINE and legacy_tpu and count and not tpu_machines.legacy_count_ok(count):
             fail(
                 f"{path}.acceleratorCount",
                 f"TPU v2 and v3 take acceleratorCount 8 (one TPU) or a multiple of 32 (a TPU Pod), got {count}",
             )
+
+
+def _no_tpu(machine_type: str) -> bool:
+    """A machine type of a GPU or CPU series (not one that cannot exist: machine_types.py refuses that)."""
+    series = machine_types.series_of(machine_type)
+    return series is not None and series not in cpu_machines.TPU_SERIES
 
 
 def no_pod_on_spot(k: Known, fail: Fail) -> None:
