@@ -2,9 +2,9 @@
 job by job, before anyone runs `pulumi preview`: offline, no credentials.
 
 Both sides are rendered by the code checked out here: the working tree's
-stacks/Pulumi.STACK.yaml as it is, and REF's (default: the merge base with
-`main`) from a `git archive` of REF, with its package and image paths resolved
-against that tree. A job is added (+), removed (-) or changed (~); a changed
+stacks/Pulumi.STACK.yaml as it is, and REF's (default: the merge base with the
+default branch: origin/HEAD, else init.defaultBranch, main, master) from a
+`git archive` of REF, with its package and image paths resolved against that tree. A job is added (+), removed (-) or changed (~); a changed
 job lists each field by path as `pulumi preview --diff` does, and says whether
 the change resubmits it (a field of spec.JOB_FIELDS or spec.TRIGGER_FIELDS) or
 only updates it in place (a provider knob).
@@ -29,7 +29,8 @@ import typer
 from cli import arguments, output
 
 ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_BASE = "main"
+# The branch names tried, in order, after origin/HEAD and init.defaultBranch.
+DEFAULT_BASES = ("main", "master")
 _MISSING = object()
 
 
@@ -47,14 +48,18 @@ def register(app: typer.Typer) -> None:
 
 def diff(
     stack: str = arguments.STACK,
-    against: str = typer.Option(None, "--against", metavar="REF", help="the git ref to compare with (default: `git merge-base HEAD main`)"),
+    against: str = typer.Option(None, "--against", metavar="REF", help="the git ref to compare with (default: the merge base of HEAD and the default branch: origin/HEAD, init.defaultBranch, main or master)"),
 ) -> None:
     """The stack's jobs at a git ref beside the working tree's: added, removed, changed field by field, and whether each change resubmits."""
     from offline.program import UnknownStack
 
     try:
         repo = _toplevel()
-        ref, shown = (against, against) if against else (_merge_base(repo), f"the merge base with {DEFAULT_BASE}")
+        if against:
+            ref, shown = against, against
+        else:
+            base = _default_branch(repo)
+            ref, shown = _merge_base(repo, base), f"the merge base with {base}"
         commit = _commit(repo, ref)
         try:
             with output.progress(f"rendering {stack} in the working tree"):
@@ -172,11 +177,24 @@ def _toplevel() -> Path:
     return Path(done.stdout.strip())
 
 
-def _merge_base(repo: Path) -> str:
-    done = _git("merge-base", "HEAD", DEFAULT_BASE, cwd=repo)
+def _default_branch(repo: Path) -> str:
+    """The branch a change merges into: the remote's default branch as the clone recorded it
+    (origin/HEAD), else the local branch init.defaultBranch names, else main, else master."""
+    remote = _git("symbolic-ref", "--quiet", "--short", "refs/remotes/origin/HEAD", cwd=repo).stdout.strip()
+    configured = _git("config", "--get", "init.defaultBranch", cwd=repo).stdout.strip()
+    candidates = [c for c in (remote, configured, *DEFAULT_BASES) if c]
+    for candidate in dict.fromkeys(candidates):
+        if _git("rev-parse", "--verify", "--quiet", "--end-of-options", f"{candidate}^{{commit}}", cwd=repo).returncode == 0:
+            return candidate
+    looked = ", ".join(["origin/HEAD", "init.defaultBranch", *DEFAULT_BASES])
+    raise BadRef(f"no default branch to take the merge base with (looked for {looked}); name the ref to compare with: --against REF")
+
+
+def _merge_base(repo: Path, base: str) -> str:
+    done = _git("merge-base", "HEAD", base, cwd=repo)
     if done.returncode != 0:
         reason = " ".join(done.stderr.split()) or "they share no commit"
-        raise BadRef(f"no merge base of HEAD and {DEFAULT_BASE} ({reason}); name the ref to compare with: --against REF")
+        raise BadRef(f"no merge base of HEAD and {base} ({reason}); name the ref to compare with: --against REF")
     return done.stdout.strip()
 
 

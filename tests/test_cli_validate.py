@@ -55,3 +55,23 @@ def test_an_import_that_cannot_be_a_job_of_this_entry_is_an_error_by_path(tmp_pa
     assert "spot-training:teams.vision.jobs.elsewhere.import: the job is in acme-ml-dev / europe-west4" in done.stderr
     assert "spot-training:teams.vision.jobs.misnamed.import: 'customJobs/123' is not a CustomJob name" in done.stderr
     assert "jobs.adopted" not in done.stderr  # its shape and place are right: the engine's import checks the rest
+
+
+def test_validate_from_a_subdirectory_resolves_the_stacks_paths_against_the_project_as_pulumi_does():
+    """Pulumi runs the program in the project's directory whatever directory it is run from; the
+    dev stack's package and image paths (training/..., ./images/eval) are relative to it."""
+    from tests.cli_runner import ROOT
+
+    for where in (ROOT / "docs", ROOT / "training" / "tabular-trainer"):
+        done = spot_training("validate", "dev", cwd=where)
+        assert done.returncode == 0, f"from {where}: {done.stderr}"
+        assert done.stdout.startswith("dev: valid (3 jobs of 2 teams: tabular, vision)")
+
+
+def test_render_from_a_subdirectory_writes_out_relative_to_where_it_is_run(tmp_path):
+    """The stack's paths are the project's; a path the user types (--out) is the user's."""
+    work = tmp_path / "work"
+    work.mkdir()
+    done = spot_training("render", "dev", "--out", "bodies", cwd=work)
+    assert done.returncode == 0, done.stderr
+    assert (work / "bodies" / "tabular-baseline.json").is_file()
