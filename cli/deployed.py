@@ -43,17 +43,36 @@ def submissions(stack: str, job: str, location: list[str]) -> tuple[Any, list[st
     team, name = team_job(job)
     target = load(stack)
     jobs = rendered(target)
+    if jobs and job not in jobs:  # checked before any call: a typo is told as one, not as missing credentials
+        output.error(not_a_job(job, stack, sorted(jobs)))
+        raise typer.Exit(2)
     where = parents_of_jobs(target, {job: jobs[job]} if job in jobs else {}, location)
     with google_errors():
         return target, where, of_resource(where, target, team, name)
 
 
 def team_job(value: str) -> tuple[str, str]:
-    team, _, job = value.partition("/")
-    if not team or not job or "/" in job:
-        output.error(f"{value!r} is not a job: write TEAM/JOB, as the stack config nests it (e.g. vision/resnet-smoke)")
+    """TEAM/JOB, or exit 2 if it names no job a stack can have (stack_config.job_names)."""
+    from stack_config.job_names import team_job_failure
+
+    problem = team_job_failure(value)
+    if problem is not None:
+        output.error(problem)
         raise typer.Exit(2)
+    team, _, job = value.partition("/")
     return team, job
+
+
+def not_a_job(job: str, stack: str, jobs: list[str]) -> str:
+    """The message for a TEAM/JOB the rendered stack does not have: its jobs, and the nearest one."""
+    import difflib
+
+    near = difflib.get_close_matches(job, jobs, n=1)
+    hint = f"; did you mean {near[0]}?" if near else "."
+    return (
+        f"{job} is not a job of stack {stack} (its jobs: {', '.join(jobs)}){hint} A job removed from the config is "
+        f"the next `pulumi up`'s to cancel or keep (its onDelete); `spot-training sweep {stack}` finds what no state points to"
+    )
 
 
 def resource_label(stack, team: str, job: str) -> str:

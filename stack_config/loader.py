@@ -21,7 +21,7 @@ from components.spot_job.job_name import JobName
 from components.spot_job.typed_spec import UNKNOWN
 from components.team_definition import IMAGE_REF, PACKAGE_REF, ImageConfig, JobConfig, SecretConfig, TeamConfig
 
-from . import names, place, prices
+from . import job_names, names, place, prices
 from .keys import (
     BODY_KEYS,
     BUCKET_KEYS,
@@ -164,9 +164,14 @@ def _team(
         parsed_secret = _secret(key, secret, f"{path}.secrets.{key}", failures)
         if parsed_secret is not None:
             team.secrets[key] = parsed_secret
-    for key, job in _mapping(raw.get("jobs"), f"{path}.jobs", failures).items():
-        parsed = _job(key, job, f"{path}.jobs.{key}", team, project, region, environment, secrets, failures)
-        if parsed is not None:
+    jobs = _mapping(raw.get("jobs"), f"{path}.jobs", failures)
+    for key, job in jobs.items():
+        bad_name = job_names.failure(key, f"{path}.jobs.{key}", taken=jobs)
+        if bad_name is not None:
+            failures.append(bad_name)
+        # A bad name's spec is still checked, under a stand-in name: its default displayName is not reported as well.
+        parsed = _job(key if bad_name is None else "job", job, f"{path}.jobs.{key}", team, project, region, environment, secrets, failures)
+        if parsed is not None and bad_name is None:
             team.jobs[key] = parsed
     return team
 

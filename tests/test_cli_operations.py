@@ -199,10 +199,31 @@ def test_logs_prints_the_query_and_the_gcloud_commands_of_the_newest_attempt(emu
     assert emulator.calls["CancelCustomJob"] == 0
 
 
-def test_logs_of_a_job_never_submitted_exits_1(emulator, scene):
-    done = spot_training_in_process("logs", "dev", "vision/nonesuch", env=env(emulator))
+def test_logs_of_a_job_never_submitted_exits_1(emulator):
+    done = spot_training_in_process("logs", "dev", "vision/eval", env=env(emulator))
     assert done.returncode == 1
-    assert "vision/nonesuch" in done.stderr
+    assert "no job of vision/eval was submitted" in done.stderr
+    clean(done)
+
+
+@pytest.mark.parametrize("verb", ["cancel", "logs"])
+def test_a_job_the_stack_does_not_have_is_refused_before_credentials_with_a_did_you_mean(verb, tmp_path):
+    """No credentials at all: the argument is checked against the stack first, so a typo is
+    told as a typo, not as a missing sign-in."""
+    done = spot_training(verb, "dev", "vision/resnet-smok", env={"GOOGLE_APPLICATION_CREDENTIALS": str(tmp_path / "missing.json")})
+    assert done.returncode == 2
+    assert "vision/resnet-smok is not a job of stack dev" in done.stderr, done.stderr
+    assert "did you mean vision/resnet-smoke?" in done.stderr
+    assert "credentials" not in done.stderr.lower()
+    clean(done)
+
+
+@pytest.mark.parametrize("verb", ["cancel", "logs"])
+def test_a_job_name_no_stack_can_have_is_refused_before_credentials(verb, tmp_path):
+    done = spot_training(verb, "dev", "vision/Eval Job", env={"GOOGLE_APPLICATION_CREDENTIALS": str(tmp_path / "missing.json")})
+    assert done.returncode == 2
+    assert "'vision/Eval Job'" in done.stderr and "lowercase letters" in done.stderr, done.stderr
+    assert "credentials" not in done.stderr.lower()
     clean(done)
 
 

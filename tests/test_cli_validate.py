@@ -75,3 +75,48 @@ def test_render_from_a_subdirectory_writes_out_relative_to_where_it_is_run(tmp_p
     done = spot_training("render", "dev", "--out", "bodies", cwd=work)
     assert done.returncode == 0, done.stderr
     assert (work / "bodies" / "tabular-baseline.json").is_file()
+
+
+def _stack_with_job(key: str, extra: str = "") -> str:
+    """BROKEN_STACK's team with one valid job under `key` (written into the YAML as it is)."""
+    pools = '[{machineSpec: {machineType: n1-standard-4}, containerSpec: {imageUri: "us-docker.pkg.dev/acme/x/y@sha256:%s"}}]' % ("0" * 64)
+    return BROKEN_STACK.split("      jobs:\n")[0] + f"      jobs:\n        {key}:\n          workerPoolSpecs: {pools}\n{extra}"
+
+
+def test_a_job_name_cancel_and_logs_cannot_address_is_refused_by_path_with_a_name_that_works(tmp_path):
+    """`Eval Job/1` would be a Pulumi resource, a display name and a gs:// prefix, but TEAM/JOB
+    (cancel, logs) cannot name it and `render --out` cannot write its file."""
+    (tmp_path / "Pulumi.dev.yaml").write_text(_stack_with_job('"Eval Job/1"'))
+    done = spot_training("validate", "dev", stacks_dir=tmp_path)
+    assert done.returncode == 1 and done.stdout == ""
+    assert "spot-training:teams.vision.jobs.Eval Job/1: job names are 1-63 lowercase letters" in done.stderr, done.stderr
+    assert "for example 'eval-job-1'" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_valid_job_name_is_one_every_verb_takes(tmp_path):
+    """The longest and oddest name the rule allows renders, and is what TEAM/JOB takes."""
+    name = "a_" + "b-" * 30 + "c"
+    assert len(name) == 63
+    (tmp_path / "Pulumi.dev.yaml").write_text(_stack_with_job(name))
+    done = spot_training("validate", "dev", stacks_dir=tmp_path)
+    assert done.returncode == 0, done.stderr
+    rendered = spot_training("render", "dev", f"vision/{name}", "--summary", stacks_dir=tmp_path)
+    assert rendered.returncode == 0, rendered.stderr
+    assert name in rendered.stdout
+
+
+def test_a_too_long_job_name_is_one_error_not_one_more_for_the_display_name_made_from_it(tmp_path):
+    (tmp_path / "Pulumi.dev.yaml").write_text(_stack_with_job("x" * 130))
+    done = spot_training_in_process("validate", "dev", stacks_dir=tmp_path)
+    assert done.returncode == 1
+    assert "jobs." + "x" * 130 + ": job names are 1-63" in done.stderr
+    assert "displayName" not in done.stderr, done.stderr
+
+
+def test_a_number_as_a_job_name_is_refused_by_path(tmp_path):
+    (tmp_path / "Pulumi.dev.yaml").write_text(_stack_with_job("2024"))
+    done = spot_training_in_process("validate", "dev", stacks_dir=tmp_path)
+    assert done.returncode == 1
+    assert "spot-training:teams.vision.jobs.2024: job names are" in done.stderr, done.stderr
+    assert "for example 'job-2024'" in done.stderr
