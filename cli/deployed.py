@@ -44,7 +44,11 @@ def submissions(stack: str, job: str, location: list[str]) -> tuple[Any, list[st
     target = load(stack)
     jobs = rendered(target)
     if jobs and job not in jobs:  # checked before any call: a typo is told as one, not as missing credentials
-        output.error(not_a_job(job, stack, sorted(jobs)))
+        removed = (
+            f" A job removed from the config is the next `pulumi up`'s to cancel or keep (its onDelete); "
+            f"`spot-training sweep {stack}` finds what no state points to"
+        )
+        output.error(not_a_job(job, stack, sorted(jobs)) + removed)
         raise typer.Exit(2)
     where = parents_of_jobs(target, {job: jobs[job]} if job in jobs else {}, location)
     with google_errors():
@@ -69,10 +73,7 @@ def not_a_job(job: str, stack: str, jobs: list[str]) -> str:
 
     near = difflib.get_close_matches(job, jobs, n=1)
     hint = f"; did you mean {near[0]}?" if near else "."
-    return (
-        f"{job} is not a job of stack {stack} (its jobs: {', '.join(jobs)}){hint} A job removed from the config is "
-        f"the next `pulumi up`'s to cancel or keep (its onDelete); `spot-training sweep {stack}` finds what no state points to"
-    )
+    return f"{job} is not a job of stack {stack} (its jobs: {', '.join(jobs)}){hint}"
 
 
 def resource_label(stack, team: str, job: str) -> str:

@@ -50,7 +50,13 @@ def diff(
     stack: str = arguments.STACK,
     against: str = typer.Option(None, "--against", metavar="REF", help="the git ref to compare with (default: the merge base of HEAD and the default branch: origin/HEAD, init.defaultBranch, main or master)"),
 ) -> None:
-    """The stack's jobs at a git ref beside the working tree's: added, removed, changed field by field, and whether each change resubmits."""
+    """The stack's jobs at a git ref beside the working tree's: added, removed, changed field by field, and whether each change resubmits.
+
+    \b
+    Examples:
+      spot-training diff dev                     against the merge base with the default branch
+      spot-training diff dev --against origin/main
+    """
     from offline.program import UnknownStack
 
     try:

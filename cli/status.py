@@ -28,7 +28,13 @@ def status(
     stack: str = arguments.STACK,
     location: list[str] = arguments.LOCATIONS,
 ) -> None:
-    """The stack's jobs on Vertex AI: state, attempt, strategy, region, start and end, console link. Needs Google credentials."""
+    """The stack's jobs on Vertex AI: state, attempt, strategy, region, start and end, console link. Needs Google credentials.
+
+    \b
+    Examples:
+      spot-training status dev
+      spot-training status dev --location us-east1
+    """
     from components.spot_job import labels
 
     target = deployed.load(stack)

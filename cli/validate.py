@@ -17,7 +17,13 @@ def register(app: typer.Typer) -> None:
 
 
 def validate(stack: str = arguments.STACK) -> None:
-    """Check the stack config and every job's spec, offline, listing every failure by path."""
+    """Check the stack config and every job's spec, offline, listing every failure by path.
+
+    \b
+    Examples:
+      spot-training validate dev
+      spot-training validate prod
+    """
     jobs = offline_stack.rendered_jobs(stack)
     teams = sorted({job.team for job in jobs})
     output.out.print(f"{stack}: valid ({len(jobs)} jobs of {len(teams)} teams: {', '.join(teams)})", markup=False)

@@ -352,3 +352,21 @@ def test_status_and_cancel_find_an_attempt_a_region_ladder_moved_to_another_regi
     assert done.returncode == 0, done.stderr
     assert f"cancelled {moved['name']}" in done.stdout
     assert state_of(emulator, moved["name"]) in ("JOB_STATE_CANCELLING", "JOB_STATE_CANCELLED")
+
+
+def test_help_shows_no_type_for_a_flag_and_an_example_for_every_verb():
+    done = spot_training("--help")
+    assert done.returncode == 0 and "<bool>" not in done.stdout and "--version" in done.stdout
+    for verb in ("validate", "render", "policy", "diff", "status", "report", "cancel", "logs", "sweep"):
+        helped = spot_training_in_process(verb, "--help")
+        assert helped.returncode == 0
+        assert "<bool>" not in helped.stdout, helped.stdout
+        assert f"spot-training {verb} dev" in helped.stdout, f"{verb} --help shows no example"
+
+
+def test_version_prints_the_installed_version():
+    from importlib.metadata import version
+
+    done = spot_training("--version")
+    assert done.returncode == 0
+    assert done.stdout.strip() == f"spot-training {version('spot-training')}"
