@@ -97,3 +97,42 @@ def test_the_review_docs_render_example_is_what_the_render_prints():
     shown = re.search(r"`uv run spot-training render prod` begins:\n\n\s*```\n(.*?)```", page, re.S).group(1)
     printed = offline_render.summary(offline_render.render("prod"))
     assert [line.strip() for line in shown.strip().splitlines()] == [line.strip() for line in printed.splitlines()]
+
+
+STACK_FILES = sorted((ROOT / "stacks").glob("Pulumi.*.yaml"))
+
+
+def _header(path: Path) -> str:
+    """The comment block a stack file opens with."""
+    lines = path.read_text().splitlines()
+    return "\n".join(line for line in lines[: next(i for i, line in enumerate(lines) if not line.startswith("#"))])
+
+
+def test_each_example_stack_says_at_its_top_what_to_replace_before_a_deploy():
+    """Issue 30.7: an image pushed by hand ({name, tag}) has no source here, and the project, the
+    deployers and the members are Acme's: the top of the file says so, key by key."""
+    import yaml
+
+    for path in STACK_FILES:
+        header, config = _header(path), yaml.safe_load(path.read_text())["config"]
+        assert "replace" in header.lower(), f"{path.name} does not say what to replace"
+        for key in ("gcp:project", "spot-training:deployers", "members"):
+            assert key in header, f"{path.name}'s header does not name {key}"
+        for team, entry in config["spot-training:teams"].items():
+            for key, image in (entry.get("images") or {}).items():
+                if "build" not in image:  # pushed by hand: its source is not in this repository
+                    assert f"teams.{team}.images.{key}" in header, f"{path.name}'s header does not name {team}'s image {key}"
+
+
+def test_the_dev_stacks_way_to_deploy_without_an_image_of_your_own_validates(tmp_path):
+    """The header's alternative (the example trainer, built by the stack) is a stack `validate` passes."""
+    from tests.cli_runner import spot_training
+
+    text = (ROOT / "stacks" / "Pulumi.dev.yaml").read_text()
+    build = re.search(r"^#\s+(trainer: \{build: .*\})$", _header(ROOT / "stacks" / "Pulumi.dev.yaml"), re.M).group(1)
+    args = re.search(r"^#.*resnet-smoke.*(args: \[.*\])", _header(ROOT / "stacks" / "Pulumi.dev.yaml"), re.M).group(1)
+    text = text.replace('trainer: {name: trainer, tag: "2026-11-30"}', build).replace('args: ["--epochs=1"]', args)
+    (tmp_path / "Pulumi.dev.yaml").write_text(text)
+    done = spot_training("render", "dev", "vision/resnet-smoke", "--summary", stacks_dir=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "trainer (built at deploy)" in done.stdout
