@@ -21,7 +21,7 @@ from components.spot_job.job_name import JobName
 from components.spot_job.typed_spec import UNKNOWN
 from components.team_definition import IMAGE_REF, PACKAGE_REF, ImageConfig, JobConfig, SecretConfig, TeamConfig
 
-from . import job_names, names, place, prices
+from . import image_names, job_names, names, place, prices
 from .keys import (
     BODY_KEYS,
     BUCKET_KEYS,
@@ -152,8 +152,11 @@ def _team(
         failures.append(f"{path}.repository.repositoryId: the default, the team's name {name!r}, is not {rule}: set repositoryId")
     for key, image in _mapping(raw.get("images"), f"{path}.images", failures).items():
         team.images[key] = _image(image, f"{path}.images.{key}", failures)
+        failures += [f for f in [image_names.key_failure("images", key, f"{path}.images.{key}")] if f]
+        failures += image_names.image_failures(key, team.images[key], f"{path}.images.{key}")
     for key, package in _mapping(raw.get("packages"), f"{path}.packages", failures).items():
         source = package.get("source") if isinstance(package, dict) else None
+        failures += [f for f in [image_names.key_failure("packages", key, f"{path}.packages.{key}")] if f]
         if not isinstance(source, str) or set(package) != {"source"}:
             failures.append(f"{path}.packages.{key}: must be {{source: a built sdist or wheel, or a package directory}}")
         elif not _is_package(Path(source)):

@@ -120,3 +120,36 @@ def test_a_number_as_a_job_name_is_refused_by_path(tmp_path):
     assert done.returncode == 1
     assert "spot-training:teams.vision.jobs.2024: job names are" in done.stderr, done.stderr
     assert "for example 'job-2024'" in done.stderr
+
+
+def _stack_with_images(images: str, packages: str = "") -> str:
+    pools = '[{machineSpec: {machineType: n1-standard-4}, containerSpec: {imageUri: "us-docker.pkg.dev/acme/x/y@sha256:%s"}}]' % ("0" * 64)
+    return BROKEN_STACK.split("      jobs:\n")[0] + f"      images:\n{images}{packages}      jobs:\n        smoke:\n          workerPoolSpecs: {pools}\n"
+
+
+def test_an_image_name_or_tag_docker_refuses_is_refused_by_path_at_validate(tmp_path):
+    """A name or tag that validates and fails at `up`, after the buckets and accounts exist."""
+    images = (
+        '        trainer: {name: "Trainer Image", tag: "v1"}\n'
+        '        spaced: {name: trainer, tag: "v 1"}\n'
+        '        dashed: {name: trainer, tag: "-rc1"}\n'
+        "        Eval: {build: {context: ./images/eval}}\n"
+        '        "my image": {name: ok, tag: v1}\n'
+    )
+    (tmp_path / "Pulumi.dev.yaml").write_text(_stack_with_images(images, '      packages:\n        "my pkg": {source: training/spot-runtime}\n'))
+    done = spot_training("validate", "dev", stacks_dir=tmp_path)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    err = done.stderr
+    assert "spot-training:teams.vision.images.trainer.name: 'Trainer Image' is not an image name" in err, err
+    assert "spot-training:teams.vision.images.spaced.tag: 'v 1' is not an image tag" in err
+    assert "spot-training:teams.vision.images.dashed.tag: '-rc1' is not an image tag" in err
+    assert "spot-training:teams.vision.images.Eval: the image is named by its key, 'Eval', which is not an image name" in err
+    assert "spot-training:teams.vision.images.my image: a job names an image by ${images.KEY}" in err
+    assert "spot-training:teams.vision.packages.my pkg: a job names a package by ${packages.KEY}" in err
+
+
+def test_image_names_with_a_path_and_tags_of_every_allowed_character_validate(tmp_path):
+    images = '        trainer: {name: "ml/trainer_v2.gpu", tag: "2026-11-30_rc.1"}\n        eval: {build: {context: ./images/eval}, name: eval-image}\n'
+    (tmp_path / "Pulumi.dev.yaml").write_text(_stack_with_images(images))
+    done = spot_training_in_process("validate", "dev", stacks_dir=tmp_path)
+    assert done.returncode == 0, done.stderr
