@@ -47,6 +47,13 @@ def render(
     for name in only or []:  # the names first: a typo is a usage error before the stack is rendered
         if "/" in name:
             deployed.team_job(name)
+    if out is not None:  # and the directory: made now, or the render would stop half printed
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as problem:
+            why = "a file, not a directory" if out.is_file() else problem.strerror or str(problem)
+            output.error(f"--out {out}: cannot write the request bodies there: {why}")
+            raise typer.Exit(2) from None
     jobs = offline_stack.rendered_jobs(stack)  # a bad spot-training:prices fails here, by its path, as validate says
     if only:
         jobs = _chosen(jobs, only, stack)

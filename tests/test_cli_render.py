@@ -210,3 +210,12 @@ def test_a_rung_past_max_resubmissions_is_said_never_to_be_reached():
     assert rendered == (
         "SPOT → after 2 stockouts STANDARD (auto; on-demand price) → after 3 stockouts STANDARD (never reached: at most 2 resubmissions)"
     )
+
+
+def test_an_out_that_is_a_file_or_cannot_be_made_is_one_error_before_anything_is_printed(tmp_path):
+    (tmp_path / "taken").write_text("a file\n")
+    for out in (tmp_path / "taken", tmp_path / "taken" / "below"):
+        done = spot_training("render", "dev", "--out", str(out))
+        assert done.returncode == 2 and done.stdout == "", done.stderr
+        assert f"--out {out}" in done.stderr and "Traceback" not in done.stderr and "unexpected" not in done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1
