@@ -185,14 +185,17 @@ def _toplevel() -> Path:
 
 def _default_branch(repo: Path) -> str:
     """The branch a change merges into: the remote's default branch as the clone recorded it
-    (origin/HEAD), else the local branch init.defaultBranch names, else main, else master."""
-    remote = _git("symbolic-ref", "--quiet", "--short", "refs/remotes/origin/HEAD", cwd=repo).stdout.strip()
+    (origin/HEAD, or another remote's: upstream/HEAD), else the local branch init.defaultBranch
+    names, else main, else master."""
+    names = _git("remote", cwd=repo).stdout.split()
+    remotes = sorted(names, key=lambda name: name != "origin")  # origin first, the others as git lists them
+    heads = [_git("symbolic-ref", "--quiet", "--short", f"refs/remotes/{r}/HEAD", cwd=repo).stdout.strip() for r in remotes]
     configured = _git("config", "--get", "init.defaultBranch", cwd=repo).stdout.strip()
-    candidates = [c for c in (remote, configured, *DEFAULT_BASES) if c]
+    candidates = [c for c in (*heads, configured, *DEFAULT_BASES) if c]
     for candidate in dict.fromkeys(candidates):
         if _git("rev-parse", "--verify", "--quiet", "--end-of-options", f"{candidate}^{{commit}}", cwd=repo).returncode == 0:
             return candidate
-    looked = ", ".join(["origin/HEAD", "init.defaultBranch", *DEFAULT_BASES])
+    looked = ", ".join([*(f"{r}/HEAD" for r in remotes or ["origin"]), "init.defaultBranch", *DEFAULT_BASES])
     raise BadRef(f"no default branch to take the merge base with (looked for {looked}); name the ref to compare with: --against REF")
 
 

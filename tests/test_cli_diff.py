@@ -189,3 +189,11 @@ def test_a_master_branch_is_the_base_when_there_is_no_main(repo):
     done = diff(repo, "dev")
     assert done.returncode == 0, done.stderr
     assert "against the merge base with master" in done.stdout
+
+
+def test_a_remote_named_otherwise_gives_its_default_branch_too(repo):
+    git(repo, "remote", "rename", "origin", "upstream")
+    git(repo, "branch", "-q", "-D", "main")
+    done = diff(repo, "dev")
+    assert done.returncode == 0, done.stderr
+    assert "against the merge base with upstream/main" in done.stdout
