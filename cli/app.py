@@ -22,6 +22,7 @@ app = typer.Typer(
     # Click's plain help: a flag is a flag (rich's panels print `<bool>` beside each one), and
     # an example block (\b) keeps its lines; it reads the same on a terminal and in a pipe.
     rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 

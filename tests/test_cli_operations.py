@@ -364,6 +364,12 @@ def test_help_shows_no_type_for_a_flag_and_an_example_for_every_verb():
         assert f"spot-training {verb} dev" in helped.stdout, f"{verb} --help shows no example"
 
 
+def test_dash_h_is_help_too():
+    for args in (["-h"], ["render", "-h"]):
+        done = spot_training_in_process(*args)
+        assert done.returncode == 0 and done.stdout.startswith("Usage: "), done.stdout + done.stderr
+
+
 def test_version_prints_the_installed_version():
     from importlib.metadata import version
 
