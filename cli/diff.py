@@ -177,9 +177,13 @@ def _git(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
 
 
 def _toplevel() -> Path:
-    done = _git("rev-parse", "--show-toplevel")
+    """The checkout of the project whose stack files are read (stack_config.project), wherever diff is run."""
+    from stack_config import project
+
+    where = project.directory()
+    done = _git("rev-parse", "--show-toplevel", cwd=where)
     if done.returncode != 0:
-        raise BadRef(f"{Path.cwd()} is not in a git repository: run diff from the project's checkout")
+        raise BadRef(f"{where} is not in a git repository: diff compares the project's checkout with a git ref")
     return Path(done.stdout.strip())
 
 

@@ -197,3 +197,23 @@ def test_a_remote_named_otherwise_gives_its_default_branch_too(repo):
     done = diff(repo, "dev")
     assert done.returncode == 0, done.stderr
     assert "against the merge base with upstream/main" in done.stdout
+
+
+def test_diff_from_outside_the_checkout_diffs_the_stack_files_project(repo, tmp_path):
+    """As validate and render do: the stack files say which project, wherever the command is run."""
+    edit(repo, "waitTimeout: 900s", "waitTimeout: 1200s")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    done = spot_training("diff", "dev", stacks_dir=repo / "stacks", cwd=elsewhere)
+    assert done.returncode == 0, done.stderr
+    assert '    ~ waitTimeout: "900s" => "1200s"' in done.stdout
+
+
+def test_a_project_that_is_no_git_checkout_is_one_error_and_exit_2(tmp_path):
+    project = tmp_path / "project"
+    (project / "stacks").mkdir(parents=True)
+    (project / "Pulumi.yaml").write_text((ROOT / "Pulumi.yaml").read_text())
+    (project / "stacks" / "Pulumi.dev.yaml").write_text((ROOT / "stacks" / "Pulumi.dev.yaml").read_text())
+    done = spot_training("diff", "dev", stacks_dir=project / "stacks", cwd=ROOT)
+    assert done.returncode == 2 and done.stdout == ""
+    assert f"{project} is not in a git repository" in done.stderr and "Traceback" not in done.stderr
