@@ -42,6 +42,7 @@ def submissions(stack: str, job: str, location: list[str]) -> tuple[Any, list[st
     """The stack, where its job TEAM/JOB may be, and every submission of that job (cancel, logs)."""
     team, name = team_job(job)
     target = load(stack)
+    check_locations(stack, location)
     jobs = rendered(target)
     if jobs and job not in jobs:  # checked before any call: a typo is told as one, not as missing credentials
         removed = (
@@ -65,6 +66,21 @@ def team_job(value: str) -> tuple[str, str]:
         raise typer.Exit(2)
     team, _, job = value.partition("/")
     return team, job
+
+
+def check_locations(stack: str, locations: list[str]) -> None:
+    """Each --location is a region Vertex AI training runs in (or the stack's spot-training:extraRegions),
+    or exit 2 with the nearest one: checked before any call, as the stack's own regions are at validate."""
+    from stack_config import place, stack_file
+    from stack_config.keys import NS
+
+    extra = (stack_file.read(stack) or {}).get(f"{NS}:extraRegions")
+    for location in locations:
+        failures: list[str] = []
+        place.region(location, [r for r in extra if isinstance(r, str)] if isinstance(extra, list) else [], failures, "--location")
+        if failures:
+            output.error(failures[0])
+            raise typer.Exit(2)
 
 
 def not_a_job(job: str, stack: str, jobs: list[str]) -> str:

@@ -47,6 +47,7 @@ def report(
             output.error(f"--since {since!r} is not a date: write YYYY-MM-DD (midnight UTC) or an RFC 3339 time such as 2026-12-01T00:00:00Z")
             raise typer.Exit(2) from None
     target = deployed.load(stack)
+    deployed.check_locations(stack, location)
     try:
         prices = table(stack)
     except PricesError as problem:

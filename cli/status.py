@@ -38,6 +38,7 @@ def status(
     from components.spot_job import labels
 
     target = deployed.load(stack)
+    deployed.check_locations(stack, location)
     jobs = deployed.rendered(target)
     names = {labels.resource_value(f"{target.scope}/{team}-{job}"): f"{team}/{job}" for team, _, job in (n.partition("/") for n in jobs)}
     where = deployed.parents_of_jobs(target, jobs, location)

@@ -46,6 +46,8 @@ def sweep(
     if include_released and not (cancel or delete_ended):
         output.error(orphan_sweep.INCLUDE_RELEASED_ALONE)
         raise typer.Exit(orphan_sweep.ERROR)
+    deployed.load(stack)  # an unknown stack first, as every verb says it
+    deployed.check_locations(stack, location)
     argv = [stack]
     argv += ["--state", str(state)] if state else []
     for where in location:

@@ -376,3 +376,12 @@ def test_version_prints_the_installed_version():
     done = spot_training("--version")
     assert done.returncode == 0
     assert done.stdout.strip() == f"spot-training {version('spot-training')}"
+
+
+@pytest.mark.parametrize("verb", [["status"], ["report"], ["cancel", "vision/eval"], ["logs", "vision/eval"], ["sweep"]])
+def test_a_location_that_is_no_region_is_refused_before_credentials(verb, tmp_path):
+    done = spot_training(verb[0], "dev", *verb[1:], "--location", "us-centrall1", env={"GOOGLE_APPLICATION_CREDENTIALS": str(tmp_path / "missing.json")})
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "--location: 'us-centrall1' is not a region" in done.stderr and "did you mean us-central1?" in done.stderr, done.stderr
+    assert "credentials" not in done.stderr.lower()
+    clean(done)
