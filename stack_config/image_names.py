@@ -39,7 +39,8 @@ def image_failures(key: Any, image: ImageConfig, path: str) -> list[str]:
     failures = []
     if image.name is not None and not IMAGE_NAME.match(image.name):
         failures.append(f"{path}.name: {image.name!r} is not an image name: {_NAME_RULE}")
-    elif image.name is None and image.context is not None and isinstance(key, str) and not IMAGE_NAME.match(key):
+    elif image.name is None and image.context is not None and isinstance(key, str) and KEY.match(key) and not IMAGE_NAME.match(key):
+        # (a key no reference can name is said once, by key_failure)
         failures.append(f"{path}: the image is named by its key, {key!r}, which is not an image name: {_NAME_RULE}; set name")
     if image.tag is not None and not IMAGE_TAG.match(image.tag):
         failures.append(f"{path}.tag: {image.tag!r} is not an image tag: {_TAG_RULE}")

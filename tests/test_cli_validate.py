@@ -153,3 +153,10 @@ def test_image_names_with_a_path_and_tags_of_every_allowed_character_validate(tm
     (tmp_path / "Pulumi.dev.yaml").write_text(_stack_with_images(images))
     done = spot_training_in_process("validate", "dev", stacks_dir=tmp_path)
     assert done.returncode == 0, done.stderr
+
+
+def test_a_built_images_key_no_reference_can_name_is_said_once(tmp_path):
+    (tmp_path / "Pulumi.dev.yaml").write_text(_stack_with_images('        "Eval Image": {build: {context: ./images/eval}}\n'))
+    done = spot_training_in_process("validate", "dev", stacks_dir=tmp_path)
+    assert done.returncode == 1
+    assert done.stderr.count("images.Eval Image") == 1, done.stderr
