@@ -169,7 +169,7 @@ def _stacks_dir_in_repo(repo: Path, tree: Path) -> Path:
 # --- git -----------------------------------------------------------------------------
 
 
-def _git(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+def _git(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     try:
         return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True)
     except FileNotFoundError:
