@@ -47,13 +47,9 @@ def render(
     for name in only or []:  # the names first: a typo is a usage error before the stack is rendered
         if "/" in name:
             deployed.team_job(name)
-    if out is not None:  # and the directory: made now, or the render would stop half printed
-        try:
-            out.mkdir(parents=True, exist_ok=True)
-        except OSError as problem:
-            why = "a file, not a directory" if out.is_file() else problem.strerror or str(problem)
-            output.error(f"--out {out}: cannot write the request bodies there: {why}")
-            raise typer.Exit(2) from None
+    if out is not None and (why := _unwritable(out)):  # and the directory, or the render would stop half printed
+        output.error(f"--out {out}: cannot write the request bodies there: {why}")
+        raise typer.Exit(2)
     jobs = offline_stack.rendered_jobs(stack)  # a bad spot-training:prices fails here, by its path, as validate says
     if only:
         jobs = _chosen(jobs, only, stack)
@@ -62,6 +58,19 @@ def render(
     show = _wrapped if output.out.is_terminal else offline_render.print_plain
     for note in offline_render.print_render(jobs, out, table(stack), bodies=not summary, show=show):
         output.note(note)
+
+
+def _unwritable(out: Path) -> str | None:
+    """Why the bodies cannot be written into `out` (made by the render if it does not exist), or None.
+    Nothing is made here: a stack that turns out not to exist leaves no empty directory behind."""
+    import os
+
+    existing = next(p for p in (out.absolute(), *out.absolute().parents) if p.exists())
+    if not existing.is_dir():
+        return "a file, not a directory" if existing == out.absolute() else f"{existing} is a file, not a directory"
+    if not os.access(existing, os.W_OK | os.X_OK):
+        return f"{existing} is not writable"
+    return None
 
 
 def _chosen(jobs: list[RenderedJob], only: list[str], stack: str) -> list[RenderedJob]:

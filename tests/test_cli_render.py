@@ -219,3 +219,9 @@ def test_an_out_that_is_a_file_or_cannot_be_made_is_one_error_before_anything_is
         assert done.returncode == 2 and done.stdout == "", done.stderr
         assert f"--out {out}" in done.stderr and "Traceback" not in done.stderr and "unexpected" not in done.stderr
         assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_an_unknown_stack_with_out_leaves_no_empty_directory_behind(tmp_path):
+    done = spot_training_in_process("render", "staging", "--out", str(tmp_path / "bodies"))
+    assert done.returncode == 2
+    assert not (tmp_path / "bodies").exists()
