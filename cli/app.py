@@ -16,21 +16,49 @@ from cli import cancel, diff, logs, output, policy, render, report, status, swee
 
 app = typer.Typer(
     name="spot-training",
-    help="Day-two commands for spot-training stacks.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # Click's plain help: a flag is a flag (rich's panels print `<bool>` beside each one), and
+    # an example block (\b) keeps its lines; it reads the same on a terminal and in a pipe.
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 
+def _version(shown: bool) -> None:
+    if shown:
+        from importlib.metadata import version
+
+        print(f"spot-training {version('spot-training')}")
+        raise typer.Exit()
+
+
 @app.callback()
-def _verbs() -> None:
-    """Validate, render, check policy, diff, watch and cost the Spot training jobs of a stack."""
+def _verbs(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="print the version and exit"),
+) -> None:
+    """Day-two commands for spot-training stacks: validate, render, check policy, diff, watch and cost the Spot
+    training jobs of a stack.
+
+    \b
+    Examples:
+      spot-training validate dev                   offline: every failure by its config path
+      spot-training render dev vision/resnet-smoke one job's request, settings and price per hour
+      spot-training diff dev                       what this branch changes, job by job
+      spot-training status dev                     the jobs on Vertex AI (Google credentials)
+
+    Each verb's --help has its own examples; docs/cli.md has every verb, its output and exit codes.
+    """
 
 
 # Each verb module registers its own command; add a module here to add a verb.
 for verb in (validate, render, policy, diff, status, report, cancel, logs, sweep):
     verb.register(app)
+# The command list shows each verb's first paragraph whole (click cuts it at about 45 characters with "...").
+for command in app.registered_commands:
+    if command.short_help is None and command.callback is not None and command.callback.__doc__:
+        command.short_help = " ".join(command.callback.__doc__.strip().split("\n\n")[0].split())
 
 
 # Set to see the traceback of an unexpected failure (a bug to report) instead of its one line.

@@ -24,7 +24,12 @@ def cancel(
     job: str = arguments.TEAM_JOB,
     location: list[str] = arguments.LOCATIONS,
 ) -> None:
-    """Cancel the job's active Vertex AI job(s). Needs Google credentials."""
+    """Cancel the job's active Vertex AI job(s). Needs Google credentials.
+
+    \b
+    Examples:
+      spot-training cancel dev vision/resnet-smoke
+    """
     from components.spot_job.client import job_service
     from components.spot_job.model import states
 

@@ -42,18 +42,54 @@ def submissions(stack: str, job: str, location: list[str]) -> tuple[Any, list[st
     """The stack, where its job TEAM/JOB may be, and every submission of that job (cancel, logs)."""
     team, name = team_job(job)
     target = load(stack)
+    check_locations(stack, location)
     jobs = rendered(target)
+    if jobs and job not in jobs:  # checked before any call: a typo is told as one, not as missing credentials
+        removed = (
+            f" A job removed from the config is the next `pulumi up`'s to cancel or keep (its onDelete); "
+            f"`spot-training sweep {stack}` finds what no state points to"
+        )
+        output.error(not_a_job(job, stack, sorted(jobs)) + removed)
+        raise typer.Exit(2)
     where = parents_of_jobs(target, {job: jobs[job]} if job in jobs else {}, location)
     with google_errors():
         return target, where, of_resource(where, target, team, name)
 
 
 def team_job(value: str) -> tuple[str, str]:
-    team, _, job = value.partition("/")
-    if not team or not job or "/" in job:
-        output.error(f"{value!r} is not a job: write TEAM/JOB, as the stack config nests it (e.g. vision/resnet-smoke)")
+    """TEAM/JOB, or exit 2 if it names no job a stack can have (stack_config.job_names)."""
+    from stack_config.job_names import team_job_failure
+
+    problem = team_job_failure(value)
+    if problem is not None:
+        output.error(problem)
         raise typer.Exit(2)
+    team, _, job = value.partition("/")
     return team, job
+
+
+def check_locations(stack: str, locations: list[str]) -> None:
+    """Each --location is a region Vertex AI training runs in (or the stack's spot-training:extraRegions),
+    or exit 2 with the nearest one: checked before any call, as the stack's own regions are at validate."""
+    from stack_config import place, stack_file
+    from stack_config.keys import NS
+
+    extra = (stack_file.read(stack) or {}).get(f"{NS}:extraRegions")
+    for location in locations:
+        failures: list[str] = []
+        place.region(location, [r for r in extra if isinstance(r, str)] if isinstance(extra, list) else [], failures, "--location")
+        if failures:
+            output.error(failures[0])
+            raise typer.Exit(2)
+
+
+def not_a_job(job: str, stack: str, jobs: list[str]) -> str:
+    """The message for a TEAM/JOB the rendered stack does not have: its jobs, and the nearest one."""
+    import difflib
+
+    near = difflib.get_close_matches(job, jobs, n=1)
+    hint = f"; did you mean {near[0]}?" if near else "."
+    return f"{job} is not a job of stack {stack} (its jobs: {', '.join(jobs)}){hint}"
 
 
 def resource_label(stack, team: str, job: str) -> str:

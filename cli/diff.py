@@ -2,9 +2,9 @@
 job by job, before anyone runs `pulumi preview`: offline, no credentials.
 
 Both sides are rendered by the code checked out here: the working tree's
-stacks/Pulumi.STACK.yaml as it is, and REF's (default: the merge base with
-`main`) from a `git archive` of REF, with its package and image paths resolved
-against that tree. A job is added (+), removed (-) or changed (~); a changed
+stacks/Pulumi.STACK.yaml as it is, and REF's (default: the merge base with the
+default branch: origin/HEAD, else init.defaultBranch, main, master) from a
+`git archive` of REF, with its package and image paths resolved against that tree. A job is added (+), removed (-) or changed (~); a changed
 job lists each field by path as `pulumi preview --diff` does, and says whether
 the change resubmits it (a field of spec.JOB_FIELDS or spec.TRIGGER_FIELDS) or
 only updates it in place (a provider knob).
@@ -29,7 +29,8 @@ import typer
 from cli import arguments, output
 
 ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_BASE = "main"
+# The branch names tried, in order, after origin/HEAD and init.defaultBranch.
+DEFAULT_BASES = ("main", "master")
 _MISSING = object()
 
 
@@ -47,14 +48,24 @@ def register(app: typer.Typer) -> None:
 
 def diff(
     stack: str = arguments.STACK,
-    against: str = typer.Option(None, "--against", metavar="REF", help="the git ref to compare with (default: `git merge-base HEAD main`)"),
+    against: str = typer.Option(None, "--against", metavar="REF", help="the git ref to compare with (default: the merge base of HEAD and the default branch: origin/HEAD, init.defaultBranch, main or master)"),
 ) -> None:
-    """The stack's jobs at a git ref beside the working tree's: added, removed, changed field by field, and whether each change resubmits."""
+    """The stack's jobs at a git ref beside the working tree's: added, removed, changed field by field, and whether each change resubmits.
+
+    \b
+    Examples:
+      spot-training diff dev                     against the merge base with the default branch
+      spot-training diff dev --against origin/main
+    """
     from offline.program import UnknownStack
 
     try:
         repo = _toplevel()
-        ref, shown = (against, against) if against else (_merge_base(repo), f"the merge base with {DEFAULT_BASE}")
+        if against:
+            ref, shown = against, against
+        else:
+            base = _default_branch(repo)
+            ref, shown = _merge_base(repo, base), f"the merge base with {base}"
         commit = _commit(repo, ref)
         try:
             with output.progress(f"rendering {stack} in the working tree"):
@@ -158,7 +169,7 @@ def _stacks_dir_in_repo(repo: Path, tree: Path) -> Path:
 # --- git -----------------------------------------------------------------------------
 
 
-def _git(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+def _git(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     try:
         return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True)
     except FileNotFoundError:
@@ -166,17 +177,37 @@ def _git(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
 
 
 def _toplevel() -> Path:
-    done = _git("rev-parse", "--show-toplevel")
+    """The checkout of the project whose stack files are read (stack_config.project), wherever diff is run."""
+    from stack_config import project
+
+    where = project.directory()
+    done = _git("rev-parse", "--show-toplevel", cwd=where)
     if done.returncode != 0:
-        raise BadRef(f"{Path.cwd()} is not in a git repository: run diff from the project's checkout")
+        raise BadRef(f"{where} is not in a git repository: diff compares the project's checkout with a git ref")
     return Path(done.stdout.strip())
 
 
-def _merge_base(repo: Path) -> str:
-    done = _git("merge-base", "HEAD", DEFAULT_BASE, cwd=repo)
+def _default_branch(repo: Path) -> str:
+    """The branch a change merges into: the remote's default branch as the clone recorded it
+    (origin/HEAD, or another remote's: upstream/HEAD), else the local branch init.defaultBranch
+    names, else main, else master."""
+    names = _git("remote", cwd=repo).stdout.split()
+    remotes = sorted(names, key=lambda name: name != "origin")  # origin first, the others as git lists them
+    heads = [_git("symbolic-ref", "--quiet", "--short", f"refs/remotes/{r}/HEAD", cwd=repo).stdout.strip() for r in remotes]
+    configured = _git("config", "--get", "init.defaultBranch", cwd=repo).stdout.strip()
+    candidates = [c for c in (*heads, configured, *DEFAULT_BASES) if c]
+    for candidate in dict.fromkeys(candidates):
+        if _git("rev-parse", "--verify", "--quiet", "--end-of-options", f"{candidate}^{{commit}}", cwd=repo).returncode == 0:
+            return candidate
+    looked = ", ".join([*(f"{r}/HEAD" for r in remotes or ["origin"]), "init.defaultBranch", *DEFAULT_BASES])
+    raise BadRef(f"no default branch to take the merge base with (looked for {looked}); name the ref to compare with: --against REF")
+
+
+def _merge_base(repo: Path, base: str) -> str:
+    done = _git("merge-base", "HEAD", base, cwd=repo)
     if done.returncode != 0:
         reason = " ".join(done.stderr.split()) or "they share no commit"
-        raise BadRef(f"no merge base of HEAD and {DEFAULT_BASE} ({reason}); name the ref to compare with: --against REF")
+        raise BadRef(f"no merge base of HEAD and {base} ({reason}); name the ref to compare with: --against REF")
     return done.stdout.strip()
 
 

@@ -33,7 +33,12 @@ def logs(
     job: str = arguments.TEAM_JOB,
     location: list[str] = arguments.LOCATIONS,
 ) -> None:
-    """The job's Cloud Logging query and the gcloud commands that stream it. Needs Google credentials to find the job."""
+    """The job's Cloud Logging query and the gcloud commands that stream it. Needs Google credentials to find the job.
+
+    \b
+    Examples:
+      spot-training logs dev vision/resnet-smoke
+    """
 
     _, where, submitted = deployed.submissions(stack, job, location)
     found = deployed.with_attempts(submitted, {})

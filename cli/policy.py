@@ -21,7 +21,12 @@ def register(app: typer.Typer) -> None:
 
 
 def policy(stack: str = arguments.STACK) -> None:
-    """Run the policy pack over the stack's rendered resources, offline; exit 1 on a mandatory violation."""
+    """Run the policy pack over the stack's rendered resources, offline; exit 1 on a mandatory violation.
+
+    \b
+    Examples:
+      spot-training policy dev
+    """
     import pulumi
 
     from offline.program import UnknownStack

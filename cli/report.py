@@ -28,7 +28,13 @@ def report(
     since: str = typer.Option(None, "--since", metavar="DATE", help="only run time from DATE (YYYY-MM-DD, UTC, or an RFC 3339 time)"),
     location: list[str] = arguments.LOCATIONS,
 ) -> None:
-    """What each job's attempts cost on their strategy, what STANDARD would have cost, the saving and the stockouts' cost; totals per team and stack. Needs Google credentials."""
+    """What each job's attempts cost on their strategy, what STANDARD would have cost, the saving and the stockouts' cost; totals per team and stack. Needs Google credentials.
+
+    \b
+    Examples:
+      spot-training report dev --since 2026-12-01
+      spot-training report dev --json
+    """
     from components.spot_job.model import submission_labels
     from operations import report as costs
     from stack_config.prices import PricesError, table
@@ -41,6 +47,7 @@ def report(
             output.error(f"--since {since!r} is not a date: write YYYY-MM-DD (midnight UTC) or an RFC 3339 time such as 2026-12-01T00:00:00Z")
             raise typer.Exit(2) from None
     target = deployed.load(stack)
+    deployed.check_locations(stack, location)
     try:
         prices = table(stack)
     except PricesError as problem:

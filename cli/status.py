@@ -28,10 +28,17 @@ def status(
     stack: str = arguments.STACK,
     location: list[str] = arguments.LOCATIONS,
 ) -> None:
-    """The stack's jobs on Vertex AI: state, attempt, strategy, region, start and end, console link. Needs Google credentials."""
+    """The stack's jobs on Vertex AI: state, attempt, strategy, region, start and end, console link. Needs Google credentials.
+
+    \b
+    Examples:
+      spot-training status dev
+      spot-training status dev --location us-east1
+    """
     from components.spot_job.model import submission_labels
 
     target = deployed.load(stack)
+    deployed.check_locations(stack, location)
     jobs = deployed.rendered(target)
     names = {submission_labels.resource_value(f"{target.scope}/{team}-{job}"): f"{team}/{job}" for team, _, job in (n.partition("/") for n in jobs)}
     where = deployed.parents_of_jobs(target, jobs, location)

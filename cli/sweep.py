@@ -33,12 +33,21 @@ def sweep(
     include_released: bool = typer.Option(False, "--include-released", help="with --cancel or --delete-ended: the released ones (onDelete: keep) too"),
 ) -> None:
     """List the stack's jobs its state does not point to: active ones (--cancel cancels them) and ended ones'
-    records (--delete-ended deletes them). Needs Google credentials."""
+    records (--delete-ended deletes them). Needs Google credentials.
+
+    \b
+    Examples:
+      spot-training sweep dev                       list what no state points to
+      spot-training sweep dev --cancel --delete-ended
+      spot-training sweep dev --state state.json      a state exported elsewhere
+    """
     from operations import sweep as orphan_sweep
 
     if include_released and not (cancel or delete_ended):
         output.error(orphan_sweep.INCLUDE_RELEASED_ALONE)
         raise typer.Exit(orphan_sweep.ERROR)
+    deployed.load(stack)  # an unknown stack first, as every verb says it
+    deployed.check_locations(stack, location)
     argv = [stack]
     argv += ["--state", str(state)] if state else []
     for where in location:

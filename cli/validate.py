@@ -21,7 +21,13 @@ def register(app: typer.Typer) -> None:
 
 
 def validate(stack: str = arguments.STACK) -> None:
-    """Check the stack config and every job's spec, offline, listing every failure by path."""
+    """Check the stack config and every job's spec, offline, listing every failure by path.
+
+    \b
+    Examples:
+      spot-training validate dev
+      spot-training validate prod
+    """
     try:
         jobs = offline_stack.rendered_jobs(stack)
     except typer.Exit as exited:

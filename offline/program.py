@@ -17,7 +17,7 @@ from pulumi.runtime import rpc
 from pulumi.runtime.mocks import MockMonitor
 
 from offline.mocks import OfflineMocks
-from stack_config import stack_file
+from stack_config import project, stack_file
 
 ROOT = Path(__file__).resolve().parent.parent
 STACKS = ROOT / "stacks"
@@ -113,7 +113,8 @@ def run(
     def program():
         runpy.run_path(str(ROOT / "__main__.py"), run_name="__main__")
 
-    program()
+    with project.working_directory():  # as `pulumi` runs it, from whatever directory the verb is run
+        program()
     return mocks
 
 

@@ -1,7 +1,7 @@
 """Every job of a stack as the CustomJob request the provider will submit, offline.
 
     uv run python -m offline.render dev             # a summary table, each job's settings, then each request body
-    uv run python -m offline.render dev --out out/  # one <team>-<job>.json per job, and its curl command
+    uv run python -m offline.render dev --out out/  # one <team>-<job>.json per job (to read, not to submit)
     uv run spot-training render dev                # the same (cli/render.py)
 
 No credentials, no Pulumi CLI: the real program runs under OfflineMocks, and
@@ -18,7 +18,7 @@ import argparse
 import json
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,10 +35,12 @@ from stack_config import prices as stack_prices
 
 JOB_TYPE_SUFFIX = "SpotTrainingJob"
 ENDPOINT = "https://{location}-aiplatform.googleapis.com/v1/{parent}/customJobs"
-# As Google's "Use Spot VMs for training" submits a request.json.
-CURL = (
-    'curl -X POST -H "Authorization: Bearer $(gcloud auth print-access-token)" '
-    '-H "Content-Type: application/json; charset=utf-8" -d @{path} "{url}"'
+# What `--out`'s files are for: reading, diffing, reviewing. No command that submits them is printed:
+# they hold placeholders, and a job submitted by hand is one the stack's exactly-once protocol never made.
+NOT_FOR_SUBMISSION = (
+    "not for submission: these files are a render, to read and diff. A value only a deploy knows is a placeholder "
+    "in them (the notes on stderr: a zero digest, a tag the deploy pins, [secret]), and a job submitted by hand is "
+    "outside the stack; `pulumi up` submits the jobs, each once."
 )
 
 
@@ -96,12 +98,30 @@ def render(stack: str) -> list[RenderedJob]:
     return rendered
 
 
-def summary(jobs: list[RenderedJob]) -> str:
+@dataclass(frozen=True)
+class Section:
+    """One table of the render: printed as plain columns (piped, `python -m offline.render`), or by
+    the caller's own printer (the CLI's rich table, wrapped to a terminal's width)."""
+
+    title: str | None
+    header: tuple[str, ...]
+    rows: Sequence[tuple[str, ...]]
+    after: tuple[str, ...] = ()  # lines under the table
+
+    def plain(self) -> str:
+        return "\n".join([*([self.title] if self.title else []), table.plain(self.header, self.rows), *self.after])
+
+
+def summary_section(jobs: list[RenderedJob]) -> Section:
     header = ("TEAM", "JOB", "MACHINES", "ACCELERATORS", "STRATEGY", "IMAGE")
-    return table.plain(header, [
+    return Section(None, header, [
         (j.team, j.job, _machines(j.body), _accelerators(j.body), j.body["jobSpec"]["scheduling"]["strategy"], _image(j.body))
         for j in jobs
     ])
+
+
+def summary(jobs: list[RenderedJob]) -> str:
+    return summary_section(jobs).plain()
 
 
 SETTINGS_TITLE = "SETTINGS (what `up` does with each job, and what it may cost; (default) where the stack leaves it unset)"
@@ -109,6 +129,10 @@ ON_DEMAND = "on-demand price"
 
 
 def settings(jobs: list[RenderedJob]) -> str:
+    return settings_section(jobs).plain()
+
+
+def settings_section(jobs: list[RenderedJob]) -> Section:
     """The provider's knobs that change what runs or what it costs, one row per job."""
 
     header = ("TEAM", "JOB", "WAIT_FOR", "RERUN", "ON_DELETE", "REPLACE_ORDER", "RESUBMISSIONS", "STRATEGY_LADDER")
@@ -131,7 +155,7 @@ def settings(jobs: list[RenderedJob]) -> str:
                 ladder(j),
             )
         )
-    return "\n".join([SETTINGS_TITLE, table.plain(header, rows)])
+    return Section(SETTINGS_TITLE, header, rows)
 
 
 def ladder(job: RenderedJob) -> str:
@@ -199,6 +223,10 @@ def placements(job: RenderedJob) -> list[tuple[str, str, str]]:
 
 
 def prices(jobs: list[RenderedJob], price_table: PriceTable) -> str:
+    return prices_section(jobs, price_table).plain()
+
+
+def prices_section(jobs: list[RenderedJob], price_table: PriceTable) -> Section:
     """Each job's price per hour on its strategy, on-demand (STANDARD) in its region, and on each
     rung of its fallback ladder; then what has no price, so it can be set in spot-training:prices."""
     from components.pricing.hourly import hourly
@@ -216,10 +244,8 @@ def prices(jobs: list[RenderedJob], price_table: PriceTable) -> str:
         gaps.update(dict.fromkeys(on_demand.missing))
         if gaps:
             missing.append(f"  {j.team}/{j.job}: no price for {', '.join(gaps)}")
-    lines = [PRICES_TITLE, table.plain(header, rows)]
-    if missing:
-        lines += ["unknown (set them in spot-training:prices, docs/config.md):", *missing]
-    return "\n".join(lines)
+    after = ("unknown (set them in spot-training:prices, docs/config.md):", *missing) if missing else ()
+    return Section(PRICES_TITLE, header, rows, after)
 
 
 def _priced(strategy: str) -> str:
@@ -260,24 +286,43 @@ def deploy_time_values(jobs: list[RenderedJob]) -> list[str]:
     return notes
 
 
-def print_render(jobs: list[RenderedJob], out: Path | None = None, price_table: PriceTable | None = None) -> list[str]:
-    """Prints the summary, the settings, the prices (with `price_table`) and each request body
-    (or, with `out`, writes each body there and prints its curl command); returns the notes
-    on values only a deploy knows, for the caller to print on stderr."""
-    print(summary(jobs))
-    print(f"\n{settings(jobs)}")
+def print_plain(section: Section) -> None:
+    print(section.plain())
+
+
+def print_render(
+    jobs: list[RenderedJob],
+    out: Path | None = None,
+    price_table: PriceTable | None = None,
+    *,
+    bodies: bool = True,
+    show: Callable[[Section], None] = print_plain,
+) -> list[str]:
+    """Prints the summary, the settings, the prices (with `price_table`), each by `show`, then
+    each request body (without `bodies`, none; with `out`, each body written there and its file
+    named); returns the notes on values only a deploy knows, for the caller to print on stderr."""
+    sections = [summary_section(jobs), settings_section(jobs)]
     if price_table is not None:
-        print(f"\n{prices(jobs, price_table)}")
+        sections.append(prices_section(jobs, price_table))
+    for i, section in enumerate(sections):
+        if i:
+            print()
+        show(section)
     if out:
         out.mkdir(parents=True, exist_ok=True)
+        if bodies and jobs:
+            print()
     for j in jobs:
         text = json.dumps(j.body, indent=2, sort_keys=True)
         if out:
             path = out / f"{j.team}-{j.job}.json"
             path.write_text(text + "\n")
-            print(f"\n# {j.team}/{j.job}\n{CURL.format(path=path, url=j.url)}")
-        else:
+            if bodies:
+                print(f"# {j.team}/{j.job}: {path}")
+        elif bodies:
             print(f"\n# {j.team}/{j.job}: POST {j.url}\n{text}")
+    if out and jobs:
+        print(f"\n{NOT_FOR_SUBMISSION}")
     return deploy_time_values(jobs)
 
 
@@ -318,7 +363,9 @@ def _accelerators(body: dict[str, Any]) -> str:
 def _image(body: dict[str, Any]) -> str:
     chief = _pools(body)[0]
     if "containerSpec" in chief:
-        return chief["containerSpec"]["imageUri"].rsplit("/", 1)[-1]
+        image = chief["containerSpec"]["imageUri"].rsplit("/", 1)[-1]
+        # The body needs a digest's shape; a reader needs to know there is none yet.
+        return f"{image.removesuffix('@' + UNBUILT_DIGEST)} (built at deploy)" if image.endswith("@" + UNBUILT_DIGEST) else image
     package = chief["pythonPackageSpec"]
     return f"{package['executorImageUri'].rsplit('/', 1)[-1]} ({package['pythonModule']})"
 

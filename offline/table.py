@@ -16,13 +16,22 @@ from rich.table import Table
 from rich.text import Text
 
 
-def grid(header: Sequence[str], rows: Iterable[Sequence[object]], title: str | None = None, boxed: bool = True) -> Table:
-    """A rich Table of `rows` under `header`; every cell is text as it is (a `[x]` in a name is no markup)."""
-    table = Table(*header, title=title, header_style="bold") if boxed else Table(
-        *header, box=None, show_edge=False, pad_edge=False, padding=(0, 1), header_style=None
+def grid(
+    header: Sequence[str], rows: Iterable[Sequence[object]], title: str | None = None, boxed: bool = True, wrap: bool = False
+) -> Table:
+    """A rich Table of `rows` under `header`; every cell is text as it is (a `[x]` in a name is no markup).
+
+    Without `wrap` a cell stays on one line, whole (a URL to copy); with it, the table keeps
+    to the console's width: a cell wraps at its spaces, and a word longer than its column folds."""
+    # Wrapped, a header breaks between its words (REPLACE_ORDER over two lines), never inside one.
+    shown = [h.replace("_", " ") for h in header] if wrap else list(header)
+    table = Table(*shown, title=title, header_style="bold") if boxed else Table(
+        *shown, box=None, show_edge=False, pad_edge=False, padding=(0, 1), header_style=None
     )
-    for column in table.columns:
-        column.no_wrap, column.overflow = True, "ignore"  # a long URL stays whole, as it was written
+    for column, name in zip(table.columns, shown):
+        column.no_wrap, column.overflow = (False, "fold") if wrap else (True, "ignore")
+        if wrap:
+            column.min_width = max(len(word) for word in name.split())
     for row in rows:
         table.add_row(*(Text(str(cell)) for cell in row))
     return table

@@ -22,7 +22,7 @@ from components.spot_job.model.typed_spec import UNKNOWN
 from components.spot_job.rules import machine_types
 from components.team_definition import IMAGE_REF, PACKAGE_REF, ImageConfig, JobConfig, SecretConfig, TeamConfig
 
-from . import names, place, prices
+from . import image_names, job_names, names, place, prices
 from .keys import (
     BODY_KEYS,
     BUCKET_KEYS,
@@ -191,10 +191,13 @@ def _team(
         failures.append(f"{path}.repository.repositoryId: the default, the team's name {name!r}, is not {rule}: set repositoryId")
     for key, image in _mapping(raw.get("images"), f"{path}.images", failures).items():
         team.images[key] = _image(image, f"{path}.images.{key}", failures)
+        failures += [f for f in [image_names.key_failure("images", key, f"{path}.images.{key}")] if f]
+        failures += image_names.image_failures(key, team.images[key], f"{path}.images.{key}")
     # Defined, even if refused above: a job naming one is not told it names nothing as well.
     declared = {kind: set(_mapping(raw.get(kind), "", [])) for kind in ("images", "packages")}
     for key, package in _mapping(raw.get("packages"), f"{path}.packages", failures).items():
         source = package.get("source") if isinstance(package, dict) else None
+        failures += [f for f in [image_names.key_failure("packages", key, f"{path}.packages.{key}")] if f]
         if isinstance(package, dict) and (typos := [k for k in package if k != "source"]):
             failures += [f"{path}.packages.{key}.{k}: unknown key; {hint(str(k), ('source',), 'a package')}" for k in typos]
         elif not isinstance(source, str) or set(package) != {"source"}:
@@ -207,9 +210,17 @@ def _team(
         parsed_secret = _secret(key, secret, f"{path}.secrets.{key}", failures)
         if parsed_secret is not None:
             team.secrets[key] = parsed_secret
-    for key, job in _mapping(raw.get("jobs"), f"{path}.jobs", failures).items():
-        parsed = _job(key, job, f"{path}.jobs.{key}", team, project, region, environment, secrets, failures, declared)
-        if parsed is not None:
+    jobs = _mapping(raw.get("jobs"), f"{path}.jobs", failures)
+    for key, job in jobs.items():
+        bad_name = job_names.failure(key, f"{path}.jobs.{key}", taken=jobs)
+        if bad_name is not None:
+            failures.append(bad_name)
+        # A bad name's spec is still checked, under a stand-in name: its default displayName is not reported as well.
+        parsed = _job(
+            key if bad_name is None else "job", job, f"{path}.jobs.{key}", team, project, region, environment, secrets,
+            failures, declared,
+        )
+        if parsed is not None and bad_name is None:
             team.jobs[key] = parsed
     return team
 

@@ -114,11 +114,14 @@ def test_a_bad_ref_is_one_error_and_exit_2(repo):
     assert len(done.stderr.strip().splitlines()) == 1
 
 
-def test_without_main_the_default_ref_is_a_clear_error(repo):
-    git(repo, "branch", "-q", "-D", "main")
+def test_without_a_default_branch_the_error_says_what_was_looked_for_and_to_pass_against(repo):
+    git(repo, "remote", "remove", "origin")
+    git(repo, "branch", "-q", "-m", "main", "trunk")
     done = diff(repo, "dev")
-    assert done.returncode == 2
+    assert done.returncode == 2 and done.stdout == ""
     assert "--against" in done.stderr and "Traceback" not in done.stderr
+    assert "no default branch" in done.stderr and "main" in done.stderr and "master" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
 
 
 def test_an_invalid_stack_in_the_working_tree_exits_1(repo):
@@ -152,3 +155,65 @@ def test_a_stack_removed_from_the_working_tree_is_all_removed(repo):
     for job in ("vision/resnet-smoke", "vision/eval", "tabular/baseline"):
         assert f"- {job}" in done.stdout
     assert "0 to add, 0 to change (0 resubmits), 3 to remove, 0 unchanged" in done.stdout
+
+
+def test_diff_from_a_subdirectory_renders_both_sides_against_the_project(repo):
+    edit(repo, "waitTimeout: 900s", "waitTimeout: 1200s")
+    done = spot_training("diff", "dev", stacks_dir=repo / "stacks", cwd=repo / "docs")
+    assert done.returncode == 0, done.stderr
+    assert '    ~ waitTimeout: "900s" => "1200s"' in done.stdout
+
+
+def test_without_a_local_main_the_remotes_default_branch_is_the_base(repo):
+    """A clone's origin/HEAD names the remote's default branch: the base a pull request merges into."""
+    git(repo, "branch", "-q", "-D", "main")
+    edit(repo, "waitTimeout: 900s", "waitTimeout: 1200s")
+    done = diff(repo, "dev")
+    assert done.returncode == 0, done.stderr
+    assert "against the merge base with origin/main" in done.stdout
+    assert '    ~ waitTimeout: "900s" => "1200s"' in done.stdout
+
+
+def test_a_default_branch_named_otherwise_is_found_by_init_default_branch(repo):
+    git(repo, "remote", "remove", "origin")
+    git(repo, "branch", "-q", "-m", "main", "trunk")
+    git(repo, "config", "init.defaultBranch", "trunk")
+    done = diff(repo, "dev")
+    assert done.returncode == 0, done.stderr
+    assert "against the merge base with trunk" in done.stdout and "no changes" in done.stdout
+
+
+def test_a_master_branch_is_the_base_when_there_is_no_main(repo):
+    git(repo, "remote", "remove", "origin")
+    git(repo, "branch", "-q", "-m", "main", "master")
+    done = diff(repo, "dev")
+    assert done.returncode == 0, done.stderr
+    assert "against the merge base with master" in done.stdout
+
+
+def test_a_remote_named_otherwise_gives_its_default_branch_too(repo):
+    git(repo, "remote", "rename", "origin", "upstream")
+    git(repo, "branch", "-q", "-D", "main")
+    done = diff(repo, "dev")
+    assert done.returncode == 0, done.stderr
+    assert "against the merge base with upstream/main" in done.stdout
+
+
+def test_diff_from_outside_the_checkout_diffs_the_stack_files_project(repo, tmp_path):
+    """As validate and render do: the stack files say which project, wherever the command is run."""
+    edit(repo, "waitTimeout: 900s", "waitTimeout: 1200s")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    done = spot_training("diff", "dev", stacks_dir=repo / "stacks", cwd=elsewhere)
+    assert done.returncode == 0, done.stderr
+    assert '    ~ waitTimeout: "900s" => "1200s"' in done.stdout
+
+
+def test_a_project_that_is_no_git_checkout_is_one_error_and_exit_2(tmp_path):
+    project = tmp_path / "project"
+    (project / "stacks").mkdir(parents=True)
+    (project / "Pulumi.yaml").write_text((ROOT / "Pulumi.yaml").read_text())
+    (project / "stacks" / "Pulumi.dev.yaml").write_text((ROOT / "stacks" / "Pulumi.dev.yaml").read_text())
+    done = spot_training("diff", "dev", stacks_dir=project / "stacks", cwd=ROOT)
+    assert done.returncode == 2 and done.stdout == ""
+    assert f"{project} is not in a git repository" in done.stderr and "Traceback" not in done.stderr

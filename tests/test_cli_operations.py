@@ -199,10 +199,31 @@ def test_logs_prints_the_query_and_the_gcloud_commands_of_the_newest_attempt(emu
     assert emulator.calls["CancelCustomJob"] == 0
 
 
-def test_logs_of_a_job_never_submitted_exits_1(emulator, scene):
-    done = spot_training_in_process("logs", "dev", "vision/nonesuch", env=env(emulator))
+def test_logs_of_a_job_never_submitted_exits_1(emulator):
+    done = spot_training_in_process("logs", "dev", "vision/eval", env=env(emulator))
     assert done.returncode == 1
-    assert "vision/nonesuch" in done.stderr
+    assert "no job of vision/eval was submitted" in done.stderr
+    clean(done)
+
+
+@pytest.mark.parametrize("verb", ["cancel", "logs"])
+def test_a_job_the_stack_does_not_have_is_refused_before_credentials_with_a_did_you_mean(verb, tmp_path):
+    """No credentials at all: the argument is checked against the stack first, so a typo is
+    told as a typo, not as a missing sign-in."""
+    done = spot_training(verb, "dev", "vision/resnet-smok", env={"GOOGLE_APPLICATION_CREDENTIALS": str(tmp_path / "missing.json")})
+    assert done.returncode == 2
+    assert "vision/resnet-smok is not a job of stack dev" in done.stderr, done.stderr
+    assert "did you mean vision/resnet-smoke?" in done.stderr
+    assert "credentials" not in done.stderr.lower()
+    clean(done)
+
+
+@pytest.mark.parametrize("verb", ["cancel", "logs"])
+def test_a_job_name_no_stack_can_have_is_refused_before_credentials(verb, tmp_path):
+    done = spot_training(verb, "dev", "vision/Eval Job", env={"GOOGLE_APPLICATION_CREDENTIALS": str(tmp_path / "missing.json")})
+    assert done.returncode == 2
+    assert "'vision/Eval Job'" in done.stderr and "lowercase letters" in done.stderr, done.stderr
+    assert "credentials" not in done.stderr.lower()
     clean(done)
 
 
@@ -331,3 +352,36 @@ def test_status_and_cancel_find_an_attempt_a_region_ladder_moved_to_another_regi
     assert done.returncode == 0, done.stderr
     assert f"cancelled {moved['name']}" in done.stdout
     assert state_of(emulator, moved["name"]) in ("JOB_STATE_CANCELLING", "JOB_STATE_CANCELLED")
+
+
+def test_help_shows_no_type_for_a_flag_and_an_example_for_every_verb():
+    done = spot_training("--help")
+    assert done.returncode == 0 and "<bool>" not in done.stdout and "--version" in done.stdout
+    for verb in ("validate", "render", "policy", "diff", "status", "report", "cancel", "logs", "sweep"):
+        helped = spot_training_in_process(verb, "--help")
+        assert helped.returncode == 0
+        assert "<bool>" not in helped.stdout, helped.stdout
+        assert f"spot-training {verb} dev" in helped.stdout, f"{verb} --help shows no example"
+
+
+def test_dash_h_is_help_too():
+    for args in (["-h"], ["render", "-h"]):
+        done = spot_training_in_process(*args)
+        assert done.returncode == 0 and done.stdout.startswith("Usage: "), done.stdout + done.stderr
+
+
+def test_version_prints_the_installed_version():
+    from importlib.metadata import version
+
+    done = spot_training("--version")
+    assert done.returncode == 0
+    assert done.stdout.strip() == f"spot-training {version('spot-training')}"
+
+
+@pytest.mark.parametrize("verb", [["status"], ["report"], ["cancel", "vision/eval"], ["logs", "vision/eval"], ["sweep"]])
+def test_a_location_that_is_no_region_is_refused_before_credentials(verb, tmp_path):
+    done = spot_training(verb[0], "dev", *verb[1:], "--location", "us-centrall1", env={"GOOGLE_APPLICATION_CREDENTIALS": str(tmp_path / "missing.json")})
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "--location: 'us-centrall1' is not a region" in done.stderr and "did you mean us-central1?" in done.stderr, done.stderr
+    assert "credentials" not in done.stderr.lower()
+    clean(done)

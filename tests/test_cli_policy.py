@@ -70,3 +70,11 @@ def test_without_the_packs_environment_it_says_what_to_run(tmp_path):
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
     assert "uv sync --locked --directory policy" in done.stderr
+
+
+def test_policy_from_a_subdirectory_reads_the_stacks_paths_against_the_project():
+    from tests.cli_runner import ROOT
+
+    done = spot_training("policy", "dev", cwd=ROOT / "docs")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.splitlines()[-1].startswith("dev: no violations in ")

@@ -130,13 +130,62 @@ def test_auto_resolves_to_flex_start_for_an_l4_job_and_a_standard_job_is_on_dema
     assert settings["vision/standard"]["STRATEGY_LADDER"] == "STANDARD (on-demand price)"
 
 
-def test_render_out_writes_one_body_per_job_and_its_curl_command(tmp_path):
+def test_render_out_writes_one_body_per_job_and_no_command_that_submits_it(tmp_path):
+    """The bodies hold placeholders (a digest known at deploy, secrets) and the labels `up` finds its
+    jobs by: a copy-and-run curl would submit a job outside the stack. So none is printed."""
     done = spot_training_in_process("render", "dev", "--out", str(tmp_path / "out"))
     assert done.returncode == 0, done.stderr
     assert sorted(p.name for p in (tmp_path / "out").glob("*.json")) == ["tabular-baseline.json", "vision-eval.json", "vision-resnet-smoke.json"]
     body = json.loads((tmp_path / "out" / "vision-eval.json").read_text())
     assert body["displayName"] == "vision-eval"
-    assert f"-d @{tmp_path}/out/vision-eval.json" in done.stdout
+    assert f"# vision/eval: {tmp_path}/out/vision-eval.json" in done.stdout
+    assert "curl" not in done.stdout and "Authorization" not in done.stdout
+    assert "not for submission" in done.stdout and "pulumi up" in done.stdout
+
+
+def test_a_job_filter_renders_only_that_job_or_that_team(tmp_path):
+    one = spot_training("render", "dev", "vision/resnet-smoke")
+    assert one.returncode == 0, one.stderr
+    assert job_order(one.stdout) == ["vision/resnet-smoke"]
+    assert list(settings_of(one.stdout)) == ["vision/resnet-smoke"]
+    assert "tabular" not in one.stdout and "vision/eval" not in one.stderr
+    team = spot_training_in_process("render", "dev", "vision")
+    assert job_order(team.stdout) == ["vision/eval", "vision/resnet-smoke"]
+    two = spot_training_in_process("render", "dev", "tabular/baseline", "vision/eval")
+    assert job_order(two.stdout) == ["tabular/baseline", "vision/eval"]
+
+
+def test_a_job_filter_the_stack_does_not_have_is_a_usage_error_with_a_did_you_mean():
+    done = spot_training_in_process("render", "dev", "vision/resnet-smok")
+    assert done.returncode == 2 and done.stdout == ""
+    assert "vision/resnet-smok is not a job of stack dev" in done.stderr and "did you mean vision/resnet-smoke?" in done.stderr
+    done = spot_training_in_process("render", "dev", "visoin")
+    assert done.returncode == 2 and "visoin is not a team of stack dev" in done.stderr and "did you mean vision?" in done.stderr
+
+
+def test_summary_mode_prints_the_tables_and_no_request_body():
+    done = spot_training("render", "dev", "--summary")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("TEAM") and "\nSETTINGS" in done.stdout and "\nPRICES" in done.stdout
+    assert job_order(done.stdout) == [] and "{" not in done.stdout
+    assert len(done.stdout.splitlines()) < 25
+
+
+def test_on_a_terminal_every_row_fits_its_width():
+    """rich's wrap and fold, as a terminal 100 columns wide sees it (TTY_COMPATIBLE: rich's own switch)."""
+    done = spot_training("render", "prod", "--summary", env={"TTY_COMPATIBLE": "1", "COLUMNS": "100", "NO_COLOR": "1"})
+    assert done.returncode == 0, done.stderr
+    widest = max(done.stdout.splitlines(), key=len)
+    assert len(widest) <= 100, widest
+    # Wrapped, not cut: what the rows say is all there.
+    assert "resnet" in done.stdout and "vision-resnet" not in done.stdout
+    assert "STANDARD" in done.stdout and "europe-west1" in done.stdout and "(on-demand" in done.stdout
+
+
+def test_the_summary_does_not_show_a_placeholder_digest_as_if_it_were_one():
+    done = spot_training_in_process("render", "dev", "--summary")
+    eval_row = next(line for line in done.stdout.splitlines() if line.startswith("vision   eval"))
+    assert "sha256:0000" not in eval_row and "eval (built at deploy)" in eval_row
 
 
 def test_an_invalid_stack_is_one_clean_message_and_exit_1(tmp_path):
@@ -161,3 +210,18 @@ def test_a_rung_past_max_resubmissions_is_said_never_to_be_reached():
     assert rendered == (
         "SPOT → after 2 stockouts STANDARD (auto; on-demand price) → after 3 stockouts STANDARD (never reached: at most 2 resubmissions)"
     )
+
+
+def test_an_out_that_is_a_file_or_cannot_be_made_is_one_error_before_anything_is_printed(tmp_path):
+    (tmp_path / "taken").write_text("a file\n")
+    for out in (tmp_path / "taken", tmp_path / "taken" / "below"):
+        done = spot_training("render", "dev", "--out", str(out))
+        assert done.returncode == 2 and done.stdout == "", done.stderr
+        assert f"--out {out}" in done.stderr and "Traceback" not in done.stderr and "unexpected" not in done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_an_unknown_stack_with_out_leaves_no_empty_directory_behind(tmp_path):
+    done = spot_training_in_process("render", "staging", "--out", str(tmp_path / "bodies"))
+    assert done.returncode == 2
+    assert not (tmp_path / "bodies").exists()

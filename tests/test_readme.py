@@ -91,3 +91,25 @@ def test_the_readmes_region_ladder_renders_as_the_readme_says(tmp_path):
     done = spot_training_in_process("render", "dev", stacks_dir=tmp_path)
     assert done.returncode == 0, done.stderr
     assert settings_of(done.stdout)["vision/resnet-smoke"]["STRATEGY_LADDER"] == quoted
+
+
+def test_what_the_readme_says_render_shows_is_what_render_prints():
+    """Issue 30.9: the README's line for `render` promises only what it prints: the request, the
+    settings, a price per hour (from the cited table, `unknown` where it has none), never 'what it costs'."""
+    from tests.cli_runner import spot_training
+
+    line = next(line for line in (ROOT / "README.md").read_text().splitlines() if "spot-training render dev" in line)
+    claim = line.split("#", 1)[1]
+    assert "what it costs" not in claim
+    assert "price per hour" in claim and "unknown" in claim and "docs/costs.md" in claim
+    done = spot_training("render", "dev", "--summary")
+    assert done.returncode == 0, done.stderr
+    assert "SETTINGS" in done.stdout and "PER_HOUR" in done.stdout and "unknown" in done.stdout
+
+
+def test_the_readme_says_resuming_is_the_training_codes_job_and_where_to_read_how():
+    section = (ROOT / "README.md").read_text().split("## When a Spot job is preempted")[1].split("\n## ")[0]
+    paragraph = " ".join(section.split("```")[0].split())
+    assert "AIP_CHECKPOINT_DIR" in paragraph
+    assert "not automatic" in paragraph and "the training code" in paragraph
+    assert "(docs/training.md#make-a-trainer-spot-ready)" in paragraph
