@@ -8,6 +8,7 @@ resubmits the job, instead of a silent change of what a rerun executes.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import pulumi
@@ -98,15 +99,17 @@ class ContainerRepository(pulumi.ComponentResource):
         ]
         # key -> `{url}/{name}@sha256:...`; a built image is the last child, so it is made here,
         # before register_outputs (Pulumi's component contract: the outputs come last).
-        self.images = {
-            key: self._pinned_image(image.name, image.tag)
-            if image.context is None
-            else self._built_image(image.name or key, image.context, image.dockerfile)
-            for key, image in args.images.items()
-        }
+        self.images = {key: self._image(key, image) for key, image in args.images.items()}
         self.register_outputs({"url": self.url, "images": self.images})
 
-    def _readers(self, name: str, repository: gcp.artifactregistry.Repository, location: str, readers: dict, child) -> list:
+    def _readers(
+        self,
+        name: str,
+        repository: gcp.artifactregistry.Repository,
+        location: str,
+        readers: Mapping[str, pulumi.Input[str]],
+        child: pulumi.ResourceOptions,
+    ) -> list[gcp.artifactregistry.RepositoryIamMember]:
         return iam_.grant_members(
             name,
             {READER_ROLE: readers} if readers else {},
@@ -121,7 +124,9 @@ class ContainerRepository(pulumi.ComponentResource):
             ),
         )
 
-    def _replica(self, name: str, region: str, child) -> tuple[gcp.artifactregistry.Repository, pulumi.Output[str]]:
+    def _replica(
+        self, name: str, region: str, child: pulumi.ResourceOptions
+    ) -> tuple[gcp.artifactregistry.Repository, pulumi.Output[str]]:
         """A remote repository in `region` whose upstream is this one: it pulls an image (by
         digest) from here once and serves it in its region after that.
         https://cloud.google.com/artifact-registry/docs/repositories/remote-repo (upstream: a
@@ -148,11 +153,23 @@ class ContainerRepository(pulumi.ComponentResource):
         )
         return replica, url
 
+    def _image(self, key: str, image: ImageConfig) -> pulumi.Output[str]:
+        """The image `key` jobs run: built here from its context, or already pushed as name:tag."""
+        if image.context is not None:
+            return self._built_image(image.name or key, image.context, image.dockerfile)
+        if image.name is None or image.tag is None:
+            # The stack config never makes one (stack_config/loader.py); a program building the args itself may.
+            raise ValueError(
+                f"{self._name}: images.{key} needs a name and a tag (an image already pushed) or a build context"
+            )
+        return self._pinned_image(image.name, image.tag)
+
     def _pinned_image(self, name: str, tag: str) -> pulumi.Output[str]:
         """`name:tag`, already pushed, resolved to `{url}/{name}@sha256:...` at deploy time."""
         if pulumi.runtime.is_dry_run():
-            # Tracked by the runtime like any output, so the preview waits for it.
-            pulumi.Output.from_input(self._say_what_to_push_first(name, tag))
+            # Tracked by the runtime like any output, so the preview waits for it. Its type is written out:
+            # from a coroutine alone mypy infers no U for the SDK's Input[U] (U | Awaitable[U] | Output[U]).
+            _warned: pulumi.Output[None] = pulumi.Output.from_input(self._say_what_to_push_first(name, tag))
         image = gcp.artifactregistry.get_docker_image_output(
             project=self.repository.project,
             location=self._args.location,

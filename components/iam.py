@@ -12,10 +12,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from typing import TypeVar
 
 import pulumi
 
 Iam = Mapping[str, Mapping[str, pulumi.Input[str]]]
+# The grant resource `make` returns, kept as its own type: callers read its `id`
+# (a CustomResource's), which pulumi.Resource does not have.
+Grant = TypeVar("Grant", bound=pulumi.Resource)
 
 # Members that would make a resource public; never granted by this project.
 PUBLIC_MEMBERS = frozenset({"allUsers", "allAuthenticatedUsers"})
@@ -27,10 +31,10 @@ def role_slug(role: str) -> str:
 
 
 def grant_members(
-    name: str, iam: Iam, make: Callable[[str, str, pulumi.Input[str]], pulumi.Resource]
-) -> list[pulumi.Resource]:
+    name: str, iam: Iam, make: Callable[[str, str, pulumi.Input[str]], Grant]
+) -> list[Grant]:
     """Calls `make(resource_name, role, member)` once per member of `iam`."""
-    grants = []
+    grants: list[Grant] = []
     for role, members in sorted(iam.items()):
         for key, member in sorted(members.items()):
             if isinstance(member, str) and member in PUBLIC_MEMBERS:

@@ -36,14 +36,17 @@ class SecretAccess(pulumi.ComponentResource):
     def __init__(self, name: str, args: SecretAccessArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__(self.TYPE, name, None, with_former_types(opts, self.FORMER_TYPES))
         child = pulumi.ResourceOptions(parent=self)
-        self.grants: dict[str, pulumi.Resource] = {}
+        self.grants: dict[str, gcp.secretmanager.SecretIamMember] = {}
         for key, secret in sorted(args.secrets.items()):
             project = secret.split("/")[1]  # the secret's own project, which may not be the stack's
-            [self.grants[key]] = grant_members(
-                f"{name}-{key}",
-                {ACCESSOR: {"trainer": args.member}},
-                lambda resource_name, role, member, project=project, secret=secret: gcp.secretmanager.SecretIamMember(
+
+            # project and secret bound as defaults: each grant reads this iteration's, not the loop's last.
+            def accessor(
+                resource_name: str, role: str, member: pulumi.Input[str], project: str = project, secret: str = secret
+            ) -> gcp.secretmanager.SecretIamMember:
+                return gcp.secretmanager.SecretIamMember(
                     resource_name, project=project, secret_id=secret, role=role, member=member, opts=child
-                ),
-            )
+                )
+
+            [self.grants[key]] = grant_members(f"{name}-{key}", {ACCESSOR: {"trainer": args.member}}, accessor)
         self.register_outputs({})

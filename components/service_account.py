@@ -64,7 +64,8 @@ class TrainingServiceAccount(pulumi.ComponentResource):
             opts=child,
         )
         self.member = pulumi.Output.concat("serviceAccount:", self.account.email)
-        grants = iam_.grant_members(
+        # Two kinds of grant (on the project, on the account): what they share, an id, is what is read.
+        grants: list[pulumi.CustomResource] = iam_.grant_members(
             name,
             {role: {"trainer": self.member} for role in args.project_roles},
             lambda resource, role, member: gcp.projects.IAMMember(

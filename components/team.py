@@ -46,12 +46,12 @@ class TeamTrainingEnvironment(pulumi.ComponentResource):
     def __init__(self, name: str, args: TeamTrainingEnvironmentArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__(self.TYPE, name, None, with_former_types(opts, self.FORMER_TYPES))
         team, child = args.team, pulumi.ResourceOptions(parent=self)
-        place = {"project": args.project, "team": team.name, "environment": args.environment}
 
         self.service_account = TrainingServiceAccount(
             f"{name}-trainer",
             TrainingServiceAccountArgs(
-                **place, users={member_key(m): m for m in [*args.deployers, *team.members]}, **team.service_account
+                project=args.project, team=team.name, environment=args.environment,
+                users={member_key(m): m for m in [*args.deployers, *team.members]}, **team.service_account,
             ),
             opts=child,
         )
@@ -59,7 +59,7 @@ class TeamTrainingEnvironment(pulumi.ComponentResource):
         self.bucket = StagingBucket(
             f"{name}-staging",
             StagingBucketArgs(
-                **place,
+                project=args.project, team=team.name, environment=args.environment,
                 location=args.region,
                 # Write and read objects, not administer the bucket.
                 iam={"roles/storage.objectCreator": trainer, "roles/storage.objectViewer": trainer},
@@ -72,7 +72,8 @@ class TeamTrainingEnvironment(pulumi.ComponentResource):
         self.repository = ContainerRepository(
             f"{name}-images",
             ContainerRepositoryArgs(
-                **place, location=args.region, readers={**trainer, **agents},
+                project=args.project, team=team.name, environment=args.environment,
+                location=args.region, readers={**trainer, **agents},
                 replica_reader=pulumi.Output.concat("serviceAccount:service-", number, _REGISTRY_AGENT),
                 images=team.images, **team.repository,
             ),
@@ -88,6 +89,7 @@ class TeamTrainingEnvironment(pulumi.ComponentResource):
             SecretAccessArgs(secrets={key: s.secret for key, s in team.secrets.items()}, member=self.service_account.member),
             opts=child,
         ) if team.secrets else None
+        secret_grants = self.secret_access.grants if self.secret_access is not None else {}
         self.jobs = {
             key: SpotTrainingJob(
                 f"{name}-{key}",
@@ -101,7 +103,7 @@ class TeamTrainingEnvironment(pulumi.ComponentResource):
                     **job.knobs,
                 ),
                 # A job that reads a secret starts only once its account may read it.
-                opts=pulumi.ResourceOptions(parent=self, depends_on=[self.secret_access.grants[k] for k in job.secrets])
+                opts=pulumi.ResourceOptions(parent=self, depends_on=[secret_grants[k] for k in job.secrets])
                 if job.secrets
                 else child,
             )
@@ -133,23 +135,33 @@ class TeamTrainingEnvironment(pulumi.ComponentResource):
             # a preview shows it as [secret], the rest of the spec stays readable.
             *parents, last = property_paths.split(path)
             holder = _copied_along(body, parents)
-            if isinstance(holder, dict) and last in holder or isinstance(holder, list) and isinstance(last, int) and last < len(holder):
+            if isinstance(holder, dict) and last in holder:
+                holder[last] = pulumi.Output.secret(holder[last])
+            elif isinstance(holder, list) and isinstance(last, int) and last < len(holder):
                 holder[last] = pulumi.Output.secret(holder[last])
         return body
 
 
-def _copied_along(body: dict[str, Any], parts: list) -> Any:
+def _copied_along(body: dict[str, Any], parts: list[property_paths.Part]) -> Any:
     """property_paths.get(body, parts), each container on the way copied (and put in its
     parent's place) so that writing into the one returned leaves the config's body as it is."""
-    holder: Any = body
+    holder: Any = body  # a JSON value of the body: a dict, a list or a leaf
     for part in parts:
-        if isinstance(part, int) and isinstance(holder, list) and 0 <= part < len(holder) or isinstance(part, str) and isinstance(holder, dict) and part in holder:
-            child = holder[part]
-            if isinstance(child, dict):
-                child = holder[part] = dict(child)
-            elif isinstance(child, list):
-                child = holder[part] = list(child)
-            holder = child
+        # One branch per container kind: the part indexes only the kind it was checked against.
+        if isinstance(part, int) and isinstance(holder, list) and 0 <= part < len(holder):
+            child = holder[part] = _copied(holder[part])
+        elif isinstance(part, str) and isinstance(holder, dict) and part in holder:
+            child = holder[part] = _copied(holder[part])
         else:
             return None  # where property_paths.get finds nothing (a missing key reads as None there)
+        holder = child
     return holder
+
+
+def _copied(value: Any) -> Any:
+    """A dict or a list copied (one level deep); a leaf as it is."""
+    if isinstance(value, dict):
+        return dict(value)
+    if isinstance(value, list):
+        return list(value)
+    return value

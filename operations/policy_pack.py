@@ -17,12 +17,15 @@ import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import grpc
 from google.protobuf import empty_pb2, struct_pb2
 from pulumi.runtime import rpc
 from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc
+
+if TYPE_CHECKING:  # for annotations only: _engine_monitor imports the mocks when it runs
+    from pulumi.runtime.mocks import MockMonitor, Mocks
 
 ROOT = Path(__file__).resolve().parent.parent
 POLICY_DIR = ROOT / "policy"
@@ -120,7 +123,9 @@ class PolicyPackHost:
         return [(d.policyName, d.message, _LEVELS[d.enforcementLevel], d.urn) for d in response.diagnostics]
 
     def info(self) -> analyzer_pb2.AnalyzerInfo:
-        return self._analyzer().GetAnalyzerInfo(empty_pb2.Empty())
+        # The generated gRPC stub's methods are untyped; GetAnalyzerInfo's reply is an AnalyzerInfo.
+        info: analyzer_pb2.AnalyzerInfo = self._analyzer().GetAnalyzerInfo(empty_pb2.Empty())
+        return info
 
     def levels(self) -> dict[str, str]:
         """Each policy's default enforcement level, as GetAnalyzerInfo reports it."""
@@ -138,7 +143,7 @@ class PolicyPackHost:
         )
 
 
-def _engine_monitor(mocks):
+def _engine_monitor(mocks: Mocks) -> MockMonitor:
     """The SDK's mock monitor, naming resources as the engine does: the URN's
     type is the chain of every parent's type below the stack (the mock keeps
     only the nearest parent's, and counts the stack as one)."""

@@ -46,8 +46,9 @@ class Verdict:
 
 def resource_type(step: dict[str, Any]) -> str:
     for side in ("newState", "oldState"):
-        if (step.get(side) or {}).get("type"):
-            return step[side]["type"]
+        type_ = (step.get(side) or {}).get("type")
+        if isinstance(type_, str) and type_:
+            return type_
     # urn:pulumi:STACK::PROJECT::[parent types$]TYPE::NAME
     parts = str(step.get("urn", "")).split("::")
     return parts[2].rsplit("$", 1)[-1] if len(parts) >= 4 else "(unknown type)"

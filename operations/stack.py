@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -33,7 +34,7 @@ class Stack:
 
     @classmethod
     def load(cls, name: str, root: Path = ROOT) -> Stack:
-        project = (_yaml(root / "Pulumi.yaml") or {}).get("name")
+        project = _yaml(root / "Pulumi.yaml").get("name")
         if not isinstance(project, str) or not project:
             raise StackError(f"{root / 'Pulumi.yaml'} has no project `name`")
         # Where the program and the offline verbs read it too (stackConfigDir, or
@@ -43,7 +44,7 @@ class Stack:
         if "/" in name or not path.is_file():
             known = ", ".join(sorted(p.name.split(".")[1] for p in stacks.glob("Pulumi.*.yaml")))
             raise StackError(f"no stack {name!r}: {path} does not exist (stacks: {known})")
-        config = (_yaml(path) or {}).get("config") or {}
+        config = _yaml(path).get("config") or {}
         values = {}
         for key in ("gcp:project", "gcp:region"):
             value = config.get(key)
@@ -53,8 +54,11 @@ class Stack:
         return cls(project, name, values["gcp:project"], values["gcp:region"], tuple(sorted({loc for _, loc in place.ladder_locations(config.get("spot-training:teams"))})))
 
 
-def _yaml(path: Path) -> dict | None:
+def _yaml(path: Path) -> dict[str, Any]:
+    """The file's top-level mapping; {} for an empty file, or one whose top is not a mapping (a list, a
+    scalar), so that the caller names the key it lacks instead of failing on a list's missing .get."""
     try:
-        return yaml.safe_load(path.read_text())
+        loaded = yaml.safe_load(path.read_text())
     except (OSError, yaml.YAMLError) as error:
         raise StackError(f"cannot read {path}: {error}") from None
+    return loaded if isinstance(loaded, dict) else {}

@@ -121,7 +121,7 @@ def _of_stack(resource: Any, source: str, stack: Stack) -> str:
     return urn
 
 
-def _text(outputs: dict, key: str, urn: str) -> str:
+def _text(outputs: dict[str, Any], key: str, urn: str) -> str:
     value = outputs.get(key)
     if not isinstance(value, str) or not value:
         raise StateError(f"{urn} has no `{key}` in state")

@@ -1,5 +1,6 @@
 """ContainerRepository under Pulumi's mocks, with the real pulumi_gcp classes."""
 
+import pytest
 from pulumi.runtime import rpc
 
 from components.artifact_registry import ContainerRepository, ContainerRepositoryArgs
@@ -51,6 +52,11 @@ def test_an_image_is_pinned_by_digest_and_a_new_push_under_the_same_tag_changes_
     _, after = render(recorder=pushed)
     assert after == "us-central1-docker.pkg.dev/acme-ml-dev/vision/trainer@sha256:" + "f" * 64
     assert after != before
+
+
+def test_an_image_neither_pushed_nor_built_is_named():
+    with pytest.raises(ValueError, match=r"vision-images: images.trainer needs a name and a tag"):
+        render(images={"trainer": ImageConfig(name="trainer")})
 
 
 def build(context, recorder=None):

@@ -126,6 +126,14 @@ def test_status_of_an_unknown_stack_is_one_error_and_exit_2(emulator):
     clean(done)
 
 
+def test_a_stack_file_whose_top_is_not_a_mapping_is_one_error_and_exit_2(emulator, tmp_path):
+    (tmp_path / "Pulumi.staging.yaml").write_text("- gcp:project: acme-ml-dev\n")
+    done = spot_training_in_process("status", "staging", stacks_dir=tmp_path, env=env(emulator))
+    assert done.returncode == 2
+    assert "Pulumi.staging.yaml sets no gcp:project" in done.stderr
+    clean(done)
+
+
 def test_a_vertex_error_is_one_message_and_exit_2(emulator):
     import grpc
 

@@ -41,8 +41,10 @@ def job_service() -> SimpleNamespace:
 
 
 def _names() -> SimpleNamespace:
+    # The transport from the module that defines it: transports/__init__ re-exports it in an
+    # __all__ built at run time, which mypy cannot read. The same class either way.
     from google.cloud.aiplatform_v1.services.job_service import JobServiceClient
-    from google.cloud.aiplatform_v1.services.job_service.transports import JobServiceGrpcTransport
+    from google.cloud.aiplatform_v1.services.job_service.transports.grpc import JobServiceGrpcTransport
     from google.cloud.aiplatform_v1.types.custom_job import CustomJob
 
     return SimpleNamespace(JobServiceClient=JobServiceClient, JobServiceGrpcTransport=JobServiceGrpcTransport, CustomJob=CustomJob)
