@@ -12,9 +12,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
+
+if TYPE_CHECKING:
+    from operations.stack import Stack
 
 from cli import output
 from components.spot_job.model.job_name import JobName, parent_of, split_parent
@@ -27,7 +30,7 @@ class Found:
     attempt: int  # its place among its resource's submissions, by create time
 
 
-def load(stack: str):
+def load(stack: str) -> Stack:
     """The stack's project, region and label scope; exit 2 if there is no such stack."""
     from operations.stack import Stack, StackError
 
@@ -92,14 +95,14 @@ def not_a_job(job: str, stack: str, jobs: list[str]) -> str:
     return f"{job} is not a job of stack {stack} (its jobs: {', '.join(jobs)}){hint}"
 
 
-def resource_label(stack, team: str, job: str) -> str:
+def resource_label(stack: Stack, team: str, job: str) -> str:
     """The spot_training_resource label of every job the resource TEAM-JOB of the stack submitted."""
     from components.spot_job.model import submission_labels
 
     return submission_labels.resource_value(f"{stack.scope}/{team}-{job}")
 
 
-def rendered(stack) -> dict[str, dict[str, Any]]:
+def rendered(stack: Stack) -> dict[str, dict[str, Any]]:
     """The stack's jobs as this checkout renders them ("team/job" -> inputs), or none if it does
     not render: only names and extra locations come from here, never what is cancelled."""
     from cli.diff import InvalidStack, jobs_of
@@ -113,14 +116,14 @@ def rendered(stack) -> dict[str, dict[str, Any]]:
         return {}
 
 
-def parents_of_jobs(stack, jobs: dict[str, dict[str, Any]], locations: list[str]) -> list[str]:
+def parents_of_jobs(stack: Stack, jobs: dict[str, dict[str, Any]], locations: list[str]) -> list[str]:
     """Each (project, location) a job of the rendered stack may run in, not crossed (the sweep
     crosses them, operations.sweep.parents_crossed): the stack's gcp:project and gcp:region,
     every job's own and every region its fallback ladder may move it to, and --location."""
     from components.spot_job.model.job_inputs import JobInputs
 
     places = {(stack.gcp_project, stack.region)}
-    places |= {(i.get("project"), loc) for i in jobs.values() if i.get("project") for loc in JobInputs.of(i).locations()}
+    places |= {(str(i["project"]), loc) for i in jobs.values() if i.get("project") for loc in JobInputs.of(i).locations()}
     places |= {(stack.gcp_project, location) for location in locations}
     return [parent_of(p, loc) for p, loc in sorted(places)]
 
@@ -138,7 +141,7 @@ def labelled(where: list[str], label: str, value: str) -> list[dict[str, Any]]:
     return found
 
 
-def of_resource(where: list[str], stack, team: str, job: str) -> list[dict[str, Any]]:
+def of_resource(where: list[str], stack: Stack, team: str, job: str) -> list[dict[str, Any]]:
     """The jobs the resource TEAM-JOB of the stack submitted: its resource label, and (checked
     here too, as a create checks before it adopts) the stack's label."""
     from components.spot_job.model import submission_labels

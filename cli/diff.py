@@ -22,9 +22,13 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
+
+if TYPE_CHECKING:
+    from components.pricing.hourly import Hourly
+    from components.pricing.table import PriceTable
 
 from cli import arguments, output
 
@@ -135,7 +139,8 @@ def _jobs_at(repo: Path, commit: str, ref: str, stack: str) -> dict[str, dict[st
         raise InvalidStack(f"at {ref}: {done.stderr.strip().removeprefix('error: ')}")
     if done.returncode != 0:
         raise InvalidStack(f"cannot render stack {stack} at {ref}: {' '.join(done.stderr.split()[-40:])}")
-    return json.loads(done.stdout)
+    rendered: dict[str, dict[str, Any]] = json.loads(done.stdout)
+    return rendered
 
 
 def _print_jobs(stack: str) -> None:
@@ -245,8 +250,8 @@ def price_change(old: dict[str, dict[str, Any]], new: dict[str, dict[str, Any]],
         if any(side is not None and side.usd is None for side in (before, after)):
             unknown.append(name)
         else:  # an absent side (added, removed) costs nothing per hour
-            before_total += before.usd if before is not None else 0.0
-            after_total += after.usd if after is not None else 0.0
+            before_total += before.usd if before is not None and before.usd is not None else 0.0
+            after_total += after.usd if after is not None and after.usd is not None else 0.0
         if before == after:
             continue
         lines.append(f"  {name}: {_price(before)} → {_price(after)}{_delta(before, after)}")
@@ -259,7 +264,7 @@ def price_change(old: dict[str, dict[str, Any]], new: dict[str, dict[str, Any]],
     return "\n".join(lines)
 
 
-def _hourly(inputs: dict[str, Any] | None, price_table: Any):
+def _hourly(inputs: dict[str, Any] | None, price_table: PriceTable) -> Hourly | None:
     from components.pricing.hourly import hourly
     from components.spot_job.model import defaults
 

@@ -3,12 +3,17 @@ the verb's exit with one clean message (1 for an invalid stack, 2 for none)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
+
+if TYPE_CHECKING:
+    from offline.render import RenderedJob
 
 from cli import output
 
 
-def rendered_jobs(stack: str):
+def rendered_jobs(stack: str) -> list[RenderedJob]:
     """The stack's jobs (offline.render.RenderedJob, sorted by team then job)."""
     import pulumi
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -273,7 +273,7 @@ def _secret(key: str, raw: Any, path: str, failures: list[str]) -> SecretConfig 
     return SecretConfig(secret, str(version)) if ok and isinstance(secret, str) else None
 
 
-def _ladder_regions(raw_teams: dict, extra_regions: list[str]) -> list[str]:
+def _ladder_regions(raw_teams: dict[str, Any], extra_regions: list[str]) -> list[str]:
     """Every region a fallback rung moves a job to, checked as gcp:region is (a did-you-mean,
     spot-training:extraRegions for a region Google's table does not list yet)."""
     failures: list[str] = []
@@ -385,7 +385,7 @@ def _import_id(value: Any, path: str, project: Any, region: Any, failures: list[
 _CUSTOM_JOB_ONLY = ("name", "state", "createTime", "startTime", "endTime", "updateTime", "error", "webAccessUris")
 
 
-def _pasted_wrapper(raw: dict, path: str, failures: list[str]) -> bool:
+def _pasted_wrapper(raw: dict[str, Any], path: str, failures: list[str]) -> bool:
     """A spec pasted with its `jobSpec:` wrapper, or as a whole CustomJob body,
     gets told exactly what to remove (instead of one "unknown field" per key)."""
     if "jobSpec" not in raw:
@@ -441,7 +441,7 @@ def _members(raw: Any, path: str, failures: list[str]) -> list[str]:
     return [m for m in raw if isinstance(m, str)]
 
 
-def _mapping(raw: Any, path: str, failures: list[str]) -> dict:
+def _mapping(raw: Any, path: str, failures: list[str]) -> dict[str, Any]:
     if raw is None:
         return {}
     if not isinstance(raw, dict):
@@ -450,7 +450,7 @@ def _mapping(raw: Any, path: str, failures: list[str]) -> dict:
     return raw
 
 
-def _overrides(raw: Any, keys: dict, path: str, failures: list[str]) -> dict[str, Any]:
+def _overrides(raw: Any, keys: Mapping[str, tuple[str, type]], path: str, failures: list[str]) -> dict[str, Any]:
     if not isinstance(raw, dict):
         failures.append(f"{path}: must be a map of {', '.join(keys)}")
         return {}
@@ -460,7 +460,7 @@ def _overrides(raw: Any, keys: dict, path: str, failures: list[str]) -> dict[str
             failures.append(f"{path}.{key}: unknown key; {hint(str(key), keys, 'it')}")
             continue
         attr, kind = keys[key]
-        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)) or (kind is int and value < 0):
+        if not isinstance(value, kind) or (kind is int and (isinstance(value, bool) or (isinstance(value, int) and value < 0))):
             shown = "null" if value is None else repr(value)
             failures.append(f"{path}.{key}: must be {_KINDS.get(kind, kind.__name__)}, got {shown}")
             continue

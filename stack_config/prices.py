@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from components.pricing.table import TIERS
+from components.pricing.table import TIERS, PriceTable
 
 from . import stack_file
 from .keys import NS
@@ -87,7 +87,7 @@ def of_stack(stack: str) -> dict[str, dict[str, dict[str, dict[str, float]]]]:
     return found
 
 
-def table(stack: str):
+def table(stack: str) -> PriceTable:
     """The shipped price table with the stack's own prices over it."""
     from components.pricing import table as prices
 

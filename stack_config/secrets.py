@@ -13,20 +13,20 @@ from components.team_definition import SECRET_REF, TeamConfig
 from .keys import BODY_KEYS, KNOB_KEYS
 
 
-def resolve_secret_refs(job_spec: dict, path: str, team: TeamConfig, failures: list[str]) -> list[str]:
+def resolve_secret_refs(job_spec: dict[str, Any], path: str, team: TeamConfig, failures: list[str]) -> list[str]:
     """Replaces ${secrets.KEY} in env values by the secret version's name; the keys it found.
 
     Known from the config alone, so resolved here (unlike an image's digest).
     """
     used: list[str] = []
 
-    def resolve(match: re.Match, where: str) -> str:
+    def resolve(match: re.Match[str], where: str) -> str:
         key = match.group(1)
         if key not in team.secrets:
             failures.append(f"{where}: {match.group(0)} names no secret of this team; it has {', '.join(team.secrets) or 'no secrets'}")
             return match.group(0)
         used.append(key)
-        return team.secrets[key].version_name
+        return str(team.secrets[key].version_name)
 
     for env_path, env in envs(job_spec):
         for j, var in enumerate(env):
@@ -36,7 +36,7 @@ def resolve_secret_refs(job_spec: dict, path: str, team: TeamConfig, failures: l
     return sorted(set(used))
 
 
-def envs(job_spec: dict) -> list[tuple[str, list]]:
+def envs(job_spec: dict[str, Any]) -> list[tuple[str, list[Any]]]:
     """Each env list of a job's pools, with its path: workerPoolSpecs[0].containerSpec.env."""
     found = []
     for i, pool in enumerate(job_spec.get("workerPoolSpecs") or []):
@@ -57,7 +57,7 @@ class Secrets:
         self.placed: set[str] = set()  # leaves that fell inside a job's spec
         self.paths: dict[str, list[str]] = {}  # job config path -> paths of its inputs that are secret
 
-    def of_job(self, path: str, raw: dict) -> list[str]:
+    def of_job(self, path: str, raw: dict[str, Any]) -> list[str]:
         paths = []
         for leaf in self.leaves:
             relative = leaf.removeprefix(path + ".")

@@ -38,7 +38,7 @@ class StackFileError(pulumi.RunError):
     """A stack file that cannot be read as written. A RunError: the language host prints it without a traceback."""
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
+class _UniqueKeyLoader(yaml.SafeLoader):  # type: ignore[misc]  # PyYAML ships no type hints here (types-PyYAML is not a dependency)
     """safe_load, but a key written twice in one mapping is an error.
 
     PyYAML keeps the last of two equal keys without a word, so a second job
@@ -60,7 +60,8 @@ class _UniqueKeyLoader(yaml.SafeLoader):
                     f"{self.name}:{key_node.start_mark.line + 1}: duplicate key {key!r}, first set on line "
                     f"{first.start_mark.line + 1}: YAML would keep only the last; rename one or merge them"
                 )
-        return super().construct_mapping(node, deep)
+        mapping: dict[Any, Any] = super().construct_mapping(node, deep)
+        return mapping
 
 
 def load_yaml(text: str, name: str = "<stack file>") -> Any:
@@ -106,7 +107,7 @@ def with_placeholders(value: Any, placeholder: str) -> Any:
     return value
 
 
-def _secure_leaves(value: Any, parts: tuple) -> list:
+def _secure_leaves(value: Any, parts: tuple[str | int, ...]) -> list[tuple[tuple[str | int, ...], Any]]:
     if is_secure(value):
         return [(parts, value)]
     items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
