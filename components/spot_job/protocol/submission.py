@@ -102,6 +102,7 @@ UNCERTAIN = (
 @dataclass(frozen=True)
 class Submitted:
     job: dict[str, Any]  # the attempt's job, REST-shaped, as last seen
+    name: JobName  # its name, parsed
     key: str
     adopted: bool  # an earlier create of the same attempt, found rather than made by this call
 
@@ -155,12 +156,13 @@ def submit(
         made, adopted = keep, True
     for other in extra:
         lookup.cancel(other, f"a second copy of submission key {key}: one of them is kept, the oldest")
+    done = Submitted(made, JobName.parse(made["name"]), key, adopted)
     if lookup.spares_other_keys:
-        return Submitted(made, key, adopted)
+        return done
     for other in again:
         if other["name"] != made["name"] and not submission_labels.carries_key(other, key) and lookup.left_running(other):
             lookup.cancel(other, "an earlier submission of this resource that no state points to")
-    return Submitted(made, key, adopted)
+    return done
 
 
 def _create(lookup: _Lookup, parent: str, location: str, body: dict[str, Any]) -> tuple[dict[str, Any], bool]:

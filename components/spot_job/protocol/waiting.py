@@ -82,8 +82,7 @@ def followed(
 ) -> JobState:
     """The submitted attempt's state once `waitFor` is met (or as last seen), polled in its own region:
     an attempt adopted from an interrupted `up` may be in another region of the ladder."""
-    name = JobName.parse(done.job["name"])
-    job = follow(JobService(name.location, inputs.quotas), done.job, name, inputs)
+    job = follow(JobService(done.name.location, inputs.quotas), done.job, done.name, inputs)
     # As placed, or, for an attempt adopted from an `up` under another ladder, as it was placed then.
     strategy = ((job.get("jobSpec") or {}).get("scheduling") or {}).get("strategy") or place.strategy
     return JobState.observed(job, key=done.key, strategy=strategy, attempt=attempt, history=history, home=inputs.location)
