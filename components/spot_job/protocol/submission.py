@@ -135,7 +135,7 @@ def submit(
     """Submits (or adopts) the `attempt`-th job of `job` where `place` says; `search`: regions where an
     earlier attempt ran (the history), looked in as well as the old and new ladders' regions."""
     parent, key, body = request.create_request(job, attempt, place.strategy, place.location, place.kms_key_name)
-    lookup = _Lookup(job, key, body.get("displayName") or "")
+    lookup = _Lookup.of(job, key, submission_labels.lookup_filter(job.scope, body.get("displayName") or ""))
     regions = list(dict.fromkeys([place.location, *job.regions, *search]))
     found = [seen for region in regions if region for seen in lookup.jobs(region)]
     copies = oldest_first(seen for seen in found if lookup.is_copy(seen))
@@ -224,17 +224,34 @@ def _settle(lookup: _Lookup, location: str, settle: float) -> dict[str, Any] | N
         return None
 
 
+@dataclass(frozen=True)
 class _Lookup:
     """The resource's jobs as ListCustomJobs shows them, and what may be done with them."""
 
-    def __init__(self, job: JobInputs, key: str, display_name: str) -> None:
-        self.project, self.key, self.display_name = job.project, key, display_name
-        self.scope = job.scope
-        self.quotas = job.quotas
-        self.label = job.label or display_name
-        self.spares_other_keys = job.on_delete is OnDelete.KEEP or job.replace_order is ReplaceOrder.SUBMIT_FIRST
-        self.filter = submission_labels.lookup_filter(self.scope, display_name)
-        self.user_labels: Mapping[str, Any] = job.definition.get("labels") or {}
+    project: str
+    key: str
+    display_name: str
+    scope: str
+    quotas: Mapping[str, Any] | None
+    label: str
+    spares_other_keys: bool
+    filter: str  # submission_labels.lookup_filter: every job of the resource, v1's by display name
+    user_labels: Mapping[str, Any]
+
+    @classmethod
+    def of(cls, job: JobInputs, key: str, filter_: str) -> _Lookup:
+        display_name = str(job.definition.get("displayName") or "")
+        return cls(
+            project=job.project,
+            key=key,
+            display_name=display_name,
+            scope=job.scope,
+            quotas=job.quotas,
+            label=job.label or display_name,
+            spares_other_keys=job.on_delete is OnDelete.KEEP or job.replace_order is ReplaceOrder.SUBMIT_FIRST,
+            filter=filter_,
+            user_labels=job.definition.get("labels") or {},
+        )
 
     def jobs(self, location: str, only_key: bool = True) -> list[dict[str, Any]]:
         """The resource's jobs in `location`; with `only_key`, jobs of other resources that share its
@@ -270,7 +287,8 @@ def cancel_copies(job: JobInputs, keys: Iterable[str], regions: Iterable[str], s
     keys = [k for k in dict.fromkeys(keys) if k]
     if not keys:
         return []
-    lookup = _Lookup(job, keys[0], str(job.definition.get("displayName") or ""))
+    display_name = str(job.definition.get("displayName") or "")
+    lookup = _Lookup.of(job, keys[0], submission_labels.lookup_filter(job.scope, display_name))
     cancelled = []
     for region in dict.fromkeys(r for r in regions if r):
         for seen in lookup.jobs(region, only_key=False):
