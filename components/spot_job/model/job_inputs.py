@@ -8,6 +8,10 @@ policy and its fallback ladder as records). Everything past the entry points
 (the decision, the resubmission policy, the protocol, waiting and stopping)
 takes this and the state (resource_state.JobState), never the props.
 
+`props` stays on the record for two readers only: the outputs written back
+beside the inputs (job_state.outputs) and redaction, which must see every
+value at a secret path to scrub it from a line.
+
 Stored state is read leniently: a knob written by an older version, or one a
 preview does not know yet (`unknown`), reads as its default, and
 `policy.known` says whether `resubmission` was known. New inputs are checked
