@@ -51,6 +51,7 @@ from bench.emulated import (
     table,
 )
 from components.spot_job.model import spec
+from components.spot_job.model.job_inputs import JobInputs
 from tests.emulator import JobServiceEmulator
 from tests.provider_host import deserialize
 
@@ -167,7 +168,7 @@ def main() -> None:
             ours.append(row(f"  up of {stack_size} unchanged jobs: all", refresh_up))
 
         # --- the SDK ----------------------------------------------------------------------
-        body = spec.submission(scoped(inputs, "spot-training/dev/economy-sdk"))[2]
+        body = spec.submission(JobInputs.of(scoped(inputs, "spot-training/dev/economy-sdk")))[2]
         job_args = sdk.job_args(body)
         with count() as c:
             job = sdk.submit(*job_args)

@@ -56,6 +56,7 @@ from bench import sdk
 from bench.emulated import URN, Host, checked, median, p90, program_inputs, scoped, serialize, table
 from components.spot_job.client import job_service
 from components.spot_job.model import spec, submission_labels
+from components.spot_job.model.job_inputs import JobInputs
 from components.spot_job.provider import SpotTrainingJobProvider
 from tests.emulator import JobServiceEmulator
 from tests.program import ROOT
@@ -73,7 +74,7 @@ SDK_COLD = (
 
 def body_of(inputs: dict) -> dict:
     """The request body ours submits for these inputs (spec.submission), label included."""
-    return spec.submission(inputs)[2]
+    return spec.submission(JobInputs.of(inputs))[2]
 
 
 def cold_ours(emu: JobServiceEmulator, inputs: dict, scope: str) -> tuple[float, float]:

@@ -41,6 +41,7 @@ from pulumi.runtime.proto import provider_pb2
 from bench.emulated import URN, Host, median, program_inputs, scoped, serialize, table
 from components.spot_job.client import quota_pacing
 from components.spot_job.model import spec
+from components.spot_job.model.job_inputs import JobInputs
 from tests.emulator import JobServiceEmulator
 from tests.program import ROOT
 
@@ -95,7 +96,7 @@ def up_ours(emu: JobServiceEmulator, checks: list[provider_pb2.CheckRequest]) ->
 
 
 def up_sdk(emu: JobServiceEmulator, inputs: dict, run: str, n: int) -> float:
-    bodies = [spec.submission(job(inputs, run, i))[2] for i in range(n)]
+    bodies = [spec.submission(JobInputs.of(job(inputs, run, i)))[2] for i in range(n)]
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump(bodies, f)
     try:
