@@ -121,7 +121,7 @@ def test_a_list_that_fails_degrades_to_a_get_each_and_the_refresh_succeeds(host,
     assert {outs["state"] for outs in read.values()} == {"JOB_STATE_RUNNING"}
     got = calls(emulator)
     assert got["GetCustomJob"] == 40 and got["ListCustomJobs"] == 1, got
-    assert "reading each job with its own GetCustomJob" in host.log
+    assert "reading each job not listed with its own GetCustomJob" in host.log
 
 
 def test_a_job_the_list_does_not_show_yet_is_read_with_its_own_get(host, emulator):
@@ -154,3 +154,25 @@ def test_a_read_alone_is_one_get(host, emulator):
     read_alone(host, jobs[0])
     assert calls(emulator) == Counter({"GetCustomJob": 1})
 
+
+
+def test_a_page_that_fails_once_is_retried_by_the_pager_and_the_listing_stands(host, emulator):
+    jobs = jobs_in_state(emulator, 250)
+    emulator.reset_calls()
+    emulator.inject("ListCustomJobs", grpc.StatusCode.UNAVAILABLE, calls=[2])  # the second page, once
+    read = refresh(host, jobs)
+    assert {outs["state"] for outs in read.values()} == {"JOB_STATE_RUNNING"}
+    got = calls(emulator)
+    assert got == Counter({"ListCustomJobs": 4}), got  # three pages, the second asked twice; no Get
+
+
+def test_a_listing_that_fails_on_a_later_page_keeps_the_pages_it_read_and_gets_the_rest(host, emulator):
+    """A job on the pages not read is one the list does not show: read with its own Get, never `gone`."""
+    jobs = jobs_in_state(emulator, 150)
+    emulator.reset_calls()
+    emulator.inject("ListCustomJobs", grpc.StatusCode.PERMISSION_DENIED, calls=[2])
+    read = refresh(host, jobs)
+    assert {outs["state"] for outs in read.values()} == {"JOB_STATE_RUNNING"} and len(read) == 150
+    got = calls(emulator)
+    assert got == Counter({"ListCustomJobs": 2, "GetCustomJob": 50}), got
+    assert not any(outs.get("gone") for outs in read.values())

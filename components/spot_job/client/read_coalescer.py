@@ -33,8 +33,10 @@ Invariants:
   corrects, as a GetCustomJob made earlier in the same refresh would be.
 - Each job is served from a listing once: a second read of it (an import and a
   refresh in one process) is its own GetCustomJob.
-- A listing that fails answers None to all its reads, which are then read one
-  by one: a failing list never fails the refresh. The error is logged once.
+- A listing that fails keeps the pages it read; every other job of its reads is
+  answered None and read with its own Get: a failing list never fails the
+  refresh, and a job on a page not read is never taken for one that is gone.
+  The error is logged once.
 - A read alone (no other read of its key joined it within GATHER_SECONDS: an
   import, a refresh of one targeted job) lists nothing: its Get is cheaper
   than listing the stack.
@@ -79,7 +81,7 @@ class _Listing:
     opened: float
     joined: int = 1
     done: threading.Event = field(default_factory=threading.Event)
-    jobs: dict[str, dict[str, Any]] | None = None  # by name; None until listed, or failed, or alone
+    jobs: dict[str, dict[str, Any]] | None = None  # by name; None until listed, or when alone
 
 
 class ReadCoalescer:
@@ -125,15 +127,16 @@ class ReadCoalescer:
                     del self._listings[key]
                 listing.done.set()
                 return
-        jobs: dict[str, dict[str, Any]] | None
+        jobs: dict[str, dict[str, Any]] = {}
         try:
-            jobs = {job["name"]: job for job in list_stack()}
-        except Exception as error:  # noqa: BLE001 - any failure: each read falls back to its own Get
+            for job in list_stack():
+                jobs[job["name"]] = job
+        except Exception as error:  # noqa: BLE001 - any failure: each job not listed yet is read with its own Get
             log.warning(
-                "Vertex AI could not list the stack's jobs in %s (%s): reading each job with its own GetCustomJob",
+                "Vertex AI could not list the stack's jobs in %s (%s): reading each job not listed with its own "
+                "GetCustomJob",
                 key[1], error,
             )
-            jobs = None
         with self._lock:
             listing.jobs = jobs
         listing.done.set()
