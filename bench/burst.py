@@ -42,11 +42,16 @@ emulator's, and the emulator also enforces the 600-per-minute CRUD quota.
 A refresh: N jobs in state (default 1,000), each read through the provider
 (`SpotTrainingJobProvider().read`, as `pulumi refresh` does, on 4 threads),
 against the emulator enforcing 600 CRUD requests per sliding minute on the
-clock scaled by S. Floors: the sliding window's (600 at once, the next 600 a
-minute later: 60*floor((N-1)/600) s) and the average rate's (N/600 minutes: 100 s
-for 1,000). Beside it, the same refresh unpaced (the job input quotas set to
-10**9 calls a minute, so the limiter never holds a call): the emulator rejects
-what passes the quota and the provider's backoff retries it (scaled by 1/S).
+clock scaled by S. Ours: the reads share one listing of the stack's jobs by its
+label (client/read_coalescer.py); goal at most ceil(N/100) + 5 calls. Baseline,
+same run: a GetCustomJob per job, as the provider read before issue 29 (its
+`JobService.read` patched to `get` here only), whose floors are the sliding
+window's (600 at once, the next 600 a minute later: 60*floor((N-1)/600) s) and
+the average rate's (N/600 minutes: 100 s for 1,000). Beside them, a Get per job
+unpaced (the job input quotas set to 10**9 calls a minute, so the limiter never
+holds a call): the emulator rejects what passes the quota and the provider's
+backoff retries it (scaled by 1/S). Each run starts with a coalescer of its own
+(a listing of an earlier run's emulator is never served).
 
 Run: .venv/bin/python -m bench.burst [--quick] [--scales 10 5] [--refresh-scale 1] [--refresh-only]
 """
