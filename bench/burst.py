@@ -42,19 +42,25 @@ emulator's, and the emulator also enforces the 600-per-minute CRUD quota.
 A refresh: N jobs in state (default 1,000), each read through the provider
 (`SpotTrainingJobProvider().read`, as `pulumi refresh` does, on 4 threads),
 against the emulator enforcing 600 CRUD requests per sliding minute on the
-clock scaled by S. Floors: the sliding window's (600 at once, the next 600 a
-minute later: 60*floor((N-1)/600) s) and the average rate's (N/600 minutes: 100 s
-for 1,000). Beside it, the same refresh unpaced (the job input quotas set to
-10**9 calls a minute, so the limiter never holds a call): the emulator rejects
-what passes the quota and the provider's backoff retries it (scaled by 1/S).
+clock scaled by S. Ours: the reads share one listing of the stack's jobs by its
+label (client/read_coalescer.py); goal at most ceil(N/100) + 5 calls. Baseline,
+same run: a GetCustomJob per job, as the provider read before issue 29 (its
+`JobService.read` patched to `get` here only), whose floors are the sliding
+window's (600 at once, the next 600 a minute later: 60*floor((N-1)/600) s) and
+the average rate's (N/600 minutes: 100 s for 1,000). Beside them, a Get per job
+unpaced (the job input quotas set to 10**9 calls a minute, so the limiter never
+holds a call): the emulator rejects what passes the quota and the provider's
+backoff retries it (scaled by 1/S). Each run starts with a coalescer of its own
+(a listing of an earlier run's emulator is never served).
 
-Run: .venv/bin/python -m bench.burst [--quick] [--scales 10 5] [--refresh-scale 1]
+Run: .venv/bin/python -m bench.burst [--quick] [--scales 10 5] [--refresh-scale 1] [--refresh-only]
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
+import math
 import os
 import time
 from collections import Counter
@@ -66,7 +72,7 @@ from google.api_core import exceptions
 from bench import sdk
 from bench.emulated import CRUD_PER_MINUTE, SUBMISSIONS_PER_MINUTE, program_inputs, scoped, table
 from components.spot_job import provider as provider_module
-from components.spot_job.client import job_service, quota_pacing
+from components.spot_job.client import job_service, quota_pacing, read_coalescer
 from components.spot_job.model import request, spec
 from components.spot_job.model.job_inputs import JobInputs
 from components.spot_job.provider import SpotTrainingJobProvider
@@ -134,9 +140,14 @@ def ours(inputs: dict, n: int, scale: float) -> dict:
         os.environ.pop(quota_pacing.TIME_SCALE_ENV, None)
 
 
-def refresh(inputs: dict, n: int, scale: float, paced: bool = True) -> dict:
-    """n jobs in state, each read through the provider on 4 threads under the CRUD quota."""
+def refresh(inputs: dict, n: int, scale: float, paced: bool = True, listing: bool = True) -> dict:
+    """n jobs in state, each read through the provider on 4 threads under the CRUD quota; with
+    listing=False each read is its own GetCustomJob, as before the reads shared a listing."""
     provider = SpotTrainingJobProvider()
+    read = job_service.JobService.read
+    read_coalescer.COALESCER = read_coalescer.ReadCoalescer()  # no listing of an earlier run (another emulator)
+    if not listing:
+        job_service.JobService.read = lambda service, name, stack: service.get(name)
     slow, deadline = job_service.BACKOFF, job_service.READ_DEADLINE
     job_service.BACKOFF = job_service.Backoff(initial=slow.initial / scale, maximum=slow.maximum / scale, multiplier=slow.multiplier)
     job_service.READ_DEADLINE = deadline / scale
@@ -161,10 +172,12 @@ def refresh(inputs: dict, n: int, scale: float, paced: bool = True) -> dict:
             return {
                 "failed": sum(1 for ok in outcomes if not ok),
                 "gets": emu.calls["GetCustomJob"],
-                "exhausted": emu.failures[("GetCustomJob", "RESOURCE_EXHAUSTED")],
+                "lists": emu.calls["ListCustomJobs"],
+                "exhausted": sum(n for (_, code), n in emu.failures.items() if code == "RESOURCE_EXHAUSTED"),
                 "elapsed": elapsed,
             }
     finally:
+        job_service.JobService.read = read
         job_service.BACKOFF, job_service.READ_DEADLINE = slow, deadline
         os.environ.pop(job_service.EMULATOR_HOST_ENV, None)
         os.environ.pop(quota_pacing.TIME_SCALE_ENV, None)
@@ -207,6 +220,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="a reduced smoke run: 80 jobs at S=10, a refresh of 150")
     parser.add_argument("--scales", type=float, nargs="+", default=None, help="time scales S (default 10 5)")
     parser.add_argument("--refresh-scale", type=float, default=1.0, help="time scale S of the refresh (default 1)")
+    parser.add_argument("--refresh-only", action="store_true", help="only the refresh (its three runs), not the burst")
     args = parser.parse_args()
     n = 80 if args.quick else 200
     reads = 150 if args.quick else 1000  # --quick: a smoke run that stays within one minute's quota
@@ -215,56 +229,69 @@ def main() -> None:
     inputs = program_inputs()
     provider_module._report_to_stderr()  # installs the provider's stderr handler, once per process ...
     provider_module.log.handlers.clear()  # ... which 140 jobs' retry warnings would flood: counted instead
-    results = {s: ours(inputs, n, s) for s in scales}
-    sdk_result = baseline(inputs, n, scales[0])
+    if not args.refresh_only:
+        results = {s: ours(inputs, n, s) for s in scales}
+        sdk_result = baseline(inputs, n, scales[0])
 
-    best = floor(n)
-    print(f"A burst of {n} creates, {WORKERS} workers, quota {SUBMISSIONS_PER_MINUTE} submissions per sliding minute; "
-          f"times in emulated seconds; floor {best:.0f} s")
-    rows = []
-    for s, r in results.items():
-        calls = r["calls"]
+        best = floor(n)
+        print(f"A burst of {n} creates, {WORKERS} workers, quota {SUBMISSIONS_PER_MINUTE} submissions per sliding minute; "
+              f"times in emulated seconds; floor {best:.0f} s")
+        rows = []
+        for s, r in results.items():
+            calls = r["calls"]
+            rows.append([
+                f"ours, S={s:g}", n - r["failed"], r["failed"], r["jobs"], r["keys"], r["jobs"] - r["keys"],
+                calls["CreateCustomJob"], r["exhausted"], calls["ListCustomJobs"], r["retries"],
+                f"{r['elapsed']:.0f}", f"{r['elapsed'] / best:.2f}" if best else "n/a",
+            ])
+        calls = sdk_result["calls"]
         rows.append([
-            f"ours, S={s:g}", n - r["failed"], r["failed"], r["jobs"], r["keys"], r["jobs"] - r["keys"],
-            calls["CreateCustomJob"], r["exhausted"], calls["ListCustomJobs"], r["retries"],
-            f"{r['elapsed']:.0f}", f"{r['elapsed'] / best:.2f}" if best else "n/a",
+            f"SDK submit(), S={scales[0]:g}", n - sdk_result["failed"], sdk_result["failed"], sdk_result["jobs"],
+            sdk_result["keys"], sdk_result["jobs"] - sdk_result["keys"], calls["CreateCustomJob"], sdk_result["exhausted"],
+            calls["ListCustomJobs"], 0, f"{sdk_result['elapsed']:.0f}", "n/a (not all submitted)" if sdk_result["failed"] else "",
         ])
-    calls = sdk_result["calls"]
-    rows.append([
-        f"SDK submit(), S={scales[0]:g}", n - sdk_result["failed"], sdk_result["failed"], sdk_result["jobs"],
-        sdk_result["keys"], sdk_result["jobs"] - sdk_result["keys"], calls["CreateCustomJob"], sdk_result["exhausted"],
-        calls["ListCustomJobs"], 0, f"{sdk_result['elapsed']:.0f}", "n/a (not all submitted)" if sdk_result["failed"] else "",
-    ])
-    print(table(
-        ["run", "submitted", "failed", "jobs in emulator", "distinct keys", "doubled", "CreateCustomJob calls",
-         "RESOURCE_EXHAUSTED", "ListCustomJobs calls", "retries logged", "elapsed s", "actual/floor"],
-        rows,
-    ))
-    print()
-    marks = [k for k in (1, 61, 121, 181) if k <= n] + [n]
-    print("When the k-th submission was admitted (emulated s after the burst started) vs the floor")
-    print(table(
-        ["k", "floor s", *(f"ours S={s:g}" for s in results)],
-        [[k, f"{floor(k):.0f}", *(f"{r['admitted'][k - 1]:.1f}" for r in results.values())] for k in marks],
-    ))
-    for s, r in results.items():
-        ok = r["failed"] == 0 and r["jobs"] == n and r["keys"] == n and r["expected keys"] == n
-        print(f"S={s:g}: all {n} submitted, none failed, none twice (each job's own submission key): {'yes' if ok else 'NO'}")
+        print(table(
+            ["run", "submitted", "failed", "jobs in emulator", "distinct keys", "doubled", "CreateCustomJob calls",
+             "RESOURCE_EXHAUSTED", "ListCustomJobs calls", "retries logged", "elapsed s", "actual/floor"],
+            rows,
+        ))
+        print()
+        marks = [k for k in (1, 61, 121, 181) if k <= n] + [n]
+        print("When the k-th submission was admitted (emulated s after the burst started) vs the floor")
+        print(table(
+            ["k", "floor s", *(f"ours S={s:g}" for s in results)],
+            [[k, f"{floor(k):.0f}", *(f"{r['admitted'][k - 1]:.1f}" for r in results.values())] for k in marks],
+        ))
+        for s, r in results.items():
+            ok = r["failed"] == 0 and r["jobs"] == n and r["keys"] == n and r["expected keys"] == n
+            print(f"S={s:g}: all {n} submitted, none failed, none twice (each job's own submission key): {'yes' if ok else 'NO'}")
 
     print()
     rs = args.refresh_scale
-    runs = {"ours (paced)": refresh(inputs, reads, rs)}
+    runs = {
+        "ours: one listing by the stack's label (paced)": refresh(inputs, reads, rs),
+        "baseline: a GetCustomJob per job (paced)": refresh(inputs, reads, rs, listing=False),
+    }
     if not args.quick:
-        runs["unpaced (backoff only)"] = refresh(inputs, reads, rs, paced=False)
+        runs["a GetCustomJob per job, unpaced (backoff only)"] = refresh(inputs, reads, rs, paced=False, listing=False)
     window, rate = refresh_floor(reads), 60.0 * reads / CRUD_PER_MINUTE
+    goal = math.ceil(reads / 100) + 5
     print(f"A refresh of {reads} jobs, {WORKERS} workers, quota {CRUD_PER_MINUTE} CRUD requests per sliding minute, S={rs:g}; "
-          f"times in emulated seconds; floors: {window:.0f} s (sliding window), {rate:.0f} s (average rate)")
+          f"times in emulated seconds; floors of a GetCustomJob per job: {window:.0f} s (sliding window), {rate:.0f} s "
+          f"(average rate); goal of the listing: at most {goal} calls (ceil(N/100) + 5)")
     print(table(
-        ["run", "read", "failed", "GetCustomJob calls", "RESOURCE_EXHAUSTED", "elapsed s", "actual/window floor", "actual/rate floor"],
-        [[run, reads - r["failed"], r["failed"], r["gets"], r["exhausted"], f"{r['elapsed']:.0f}",
-          f"{r['elapsed'] / window:.2f}" if window else "n/a", f"{r['elapsed'] / rate:.2f}"] for run, r in runs.items()],
+        ["run", "read", "failed", "GetCustomJob calls", "ListCustomJobs calls", "calls", "RESOURCE_EXHAUSTED", "elapsed s",
+         "actual/window floor", "actual/rate floor"],
+        [[run, reads - r["failed"], r["failed"], r["gets"], r["lists"], r["gets"] + r["lists"], r["exhausted"],
+          f"{r['elapsed']:.1f}", f"{r['elapsed'] / window:.2f}" if window else "n/a", f"{r['elapsed'] / rate:.2f}"]
+         for run, r in runs.items()],
     ))
-    r = runs["ours (paced)"]
+    listed, before = runs["ours: one listing by the stack's label (paced)"], runs["baseline: a GetCustomJob per job (paced)"]
+    calls, was = listed["gets"] + listed["lists"], before["gets"] + before["lists"]
+    print(f"refresh, ours / baseline: calls {calls} / {was} = {calls / was:.3f}x, time {listed['elapsed']:.1f} / "
+          f"{before['elapsed']:.1f} s = {listed['elapsed'] / before['elapsed']:.3f}x; "
+          f"goal of at most {goal} calls: {'met' if calls <= goal else 'MISSED'}")
+    r = listed
     print(f"refresh: all {reads} read, none failed, no RESOURCE_EXHAUSTED: {'yes' if r['failed'] == 0 and r['exhausted'] == 0 else 'NO'}")
 
 

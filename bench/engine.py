@@ -254,6 +254,11 @@ def main() -> None:
         if "no_change_up_s" in r:
             print(f"no-change up of {r['n']} ({r['kind']}): {r['no_change_up_s']:.1f} s, steps {r['no_change_steps']}, "
                   f"Vertex calls {r['no_change_vertex_calls']}")
+    changeless = {r["kind"]: r for r in rows if "no_change_up_s" in r}
+    if len(changeless) == 2:
+        ours, base = changeless["ours"], changeless["baseline"]
+        print(f"no-change up of {ours['n']}, ours/baseline: {ours['no_change_up_s'] / base['no_change_up_s']:.2f}x "
+              f"(goal at most 1.10x)")
 
 
 if __name__ == "__main__":

@@ -52,6 +52,7 @@ from pulumi.runtime.proto import provider_pb2
 from bench.emulated import RPCS, URN, Host, calls_of, checked, scoped, serialize, table
 from components.spot_job.decision import resubmission_policy
 from components.spot_job.model import states as job_states
+from components.spot_job.model.job_inputs import JobInputs
 from components.spot_job.model.job_state import JobState
 from components.spot_job.provider import SpotTrainingJobProvider
 from tests.emulator import JobServiceEmulator
@@ -164,7 +165,8 @@ class Outcome:
 def simulate(news: dict[str, Any], weather: dict[str, Capacity], start: int, work_min: int, queue: bool) -> Outcome:
     """One job under one policy: attempts placed by the project's resubmission module."""
     horizon = MONTH_H * 60
-    place = resubmission_policy.placement_after(0, news)
+    job = JobInputs.of(news)
+    place = resubmission_policy.placement_after(0, job)
     strategy, location = place.strategy, place.location
     state: dict[str, Any] = {"attempt": 1, "history": []}
     remaining, done, t = work_min, 0, start
@@ -208,7 +210,7 @@ def simulate(news: dict[str, Any], weather: dict[str, Capacity], start: int, wor
         t = (failed_at // TICK_MIN + 1) * TICK_MIN
         if t >= horizon:
             return out
-        due = resubmission_policy.next_submission(state, news)
+        due = resubmission_policy.next_submission(JobState.of({**news, **state}), job)
         if due is None:
             out.gave_up = True
             return out

@@ -1,7 +1,8 @@
 """The JobService calls each operation makes through the dynamic provider host, pinned at the
 floor exactly-once allows against a distributed API (components/spot_job/protocol/submission.py): a
 create is one ListCustomJobs by label before the CreateCustomJob and one after it (a copy that
-landed late is found and cancelled), a read one GetCustomJob, a delete one look by label beside
+landed late is found and cancelled), a read alone one GetCustomJob (reads sent together share a
+ListCustomJobs per 100 jobs: tests/test_refresh_reads.py), a delete one look by label beside
 the job's own calls (a copy no state names is cancelled). A regression fails here; what each
 costs in time is bench/operations.py's."""
 

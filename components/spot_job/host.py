@@ -20,7 +20,9 @@ Vertex AI get threads of the provider's own:
   like), which make no call to Vertex AI and never wait: a diff always finds a
   thread;
 - READ_THREADS for Read: a read waits only for its own region's slot of the
-  600-a-minute request quota, never behind a submission;
+  600-a-minute request quota, or for the listing of its stack's jobs that the
+  reads arriving with it share (client/read_coalescer.py), never behind a
+  submission;
 - CHANGE_THREADS for Create, Update and Delete: they wait for quota slots of
   either kind, and at most blocking.MAX_BLOCKING_CALLS of them at once on a job
   (blocking.py), so the others, a delete's cancel among them, always find one
@@ -41,7 +43,10 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from types import FunctionType, ModuleType
 
-READ_THREADS = 4
+# A refresh's reads of one stack wait together for the one listing that serves them
+# (client/read_coalescer.py): as many as the engine sends at once (`--parallel`, 4 per CPU by
+# default) find a thread, up to a 4-CPU machine's; more wait in the pool's queue, as before.
+READ_THREADS = 16
 CHANGE_THREADS = 4  # as many creates, updates and deletes at once as the host served before
 # The host servicer's methods, by the threads they run on.
 _READS = ("Read",)

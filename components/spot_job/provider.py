@@ -27,7 +27,7 @@ from pulumi.runtime import rpc
 
 from components.spot_job import host, reporting
 from components.spot_job.decision import resubmission_policy, verdict
-from components.spot_job.model import progress, redaction, spec
+from components.spot_job.model import progress, redaction, spec, submission_labels
 from components.spot_job.model.errors import reported_cleanly
 from components.spot_job.model.job_inputs import JobInputs
 from components.spot_job.model.job_state import JobState
@@ -94,7 +94,9 @@ class SpotTrainingJobProvider(ResourceProvider):
         from components.spot_job.client import job_service
 
         state, inputs = JobState.of(props, id_), JobInputs.of(props)
-        job = job_service.JobService(state.job.location, inputs.quotas).get(str(state.job))
+        # The reads of a refresh share one listing of the stack's jobs; a job it does not show is read alone.
+        stack = submission_labels.stack_scope(inputs.scope) if inputs.scope else ""
+        job = job_service.JobService(state.job.location, inputs.quotas).read(str(state.job), stack)
         if job is None:
             # Vertex deletes only a job that has ended, so its training ran. The
             # resource stays, marked gone: dropping it would make the next `up`

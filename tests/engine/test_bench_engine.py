@@ -15,7 +15,8 @@ def test_the_engine_benchmark_runs_and_a_no_change_up_only_reads():
     done = subprocess.run([sys.executable, "-m", "bench.engine", "--quick"], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "no-change up of 10 (ours): " in done.stdout
-    assert "Vertex calls {'GetCustomJob': 10}" in done.stdout  # the refresh's reads, nothing else
+    # The refresh's reads, nothing else: the 10 jobs from one ListCustomJobs by the stack's label.
+    assert "Vertex calls {'ListCustomJobs': 1}" in done.stdout
 
 
 def test_the_profile_says_where_a_create_spends_its_time_in_the_host_and_the_program():

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
@@ -21,8 +21,8 @@ from google.api_core import exceptions
 from google.api_core import retry as retries
 from google.protobuf import json_format
 
-from components.spot_job.client import gapic_import, quota_pacing
-from components.spot_job.model import states
+from components.spot_job.client import gapic_import, quota_pacing, read_coalescer
+from components.spot_job.model import states, submission_labels
 
 if TYPE_CHECKING:  # the real classes, for the annotations; at run time they come through gapic_import
     from google.cloud.aiplatform_v1 import CustomJob, JobServiceClient
@@ -290,6 +290,45 @@ class JobService:
             )
             return None
         return to_dict(job)
+
+    def read(self, name: str, stack: str) -> dict[str, Any] | None:
+        """What `get(name)` answers: from the listing of the stack's jobs that the reads arriving
+        together share (client/read_coalescer.py), else, for a job that listing does not show, its
+        own GetCustomJob. `stack` is "project/stack" (submission_labels.stack_scope); empty (a state
+        older than the stack label): its own Get."""
+        if stack:
+            job = JobName.parse(name)
+            value = submission_labels.stack_value(stack)
+            found = read_coalescer.COALESCER.listed(
+                (job.project, job.location, value), name, lambda: self.stack_jobs(job.parent, value)
+            )
+            if found is not None:
+                return found
+        return self.get(name)
+
+    def stack_jobs(self, parent: str, value: str) -> Iterator[dict[str, Any]]:
+        """Every job in `parent` that carries the stack label `value`, as GetCustomJob shapes it, page by
+        page: the GAPIC client's pager asks for each next page (with the same retry) as the last is used
+        up; each page, and each retry of one, waits for its slot of the region's quota first."""
+        method = "list_custom_jobs"
+
+        def paced_retry(error: Exception) -> None:  # called before each retry's backoff sleep
+            _log_retry(error)
+            self._pacer.wait(method)
+
+        retry = BACKOFF.retry(*_TRANSIENT, timeout=READ_DEADLINE, on_error=paced_retry)
+        self._pacer.wait(method)
+        pager = self._client.list_custom_jobs(
+            request={"parent": parent, "filter": f'labels.{submission_labels.STACK_LABEL}="{value}"', "page_size": 100},
+            retry=retry,
+            timeout=CALL_TIMEOUT,
+        )
+        for page in pager.pages:
+            for job in page.custom_jobs:
+                if job.labels.get(submission_labels.STACK_LABEL) == value:  # the filter is a search, this the check
+                    yield to_dict(job)
+            if page.next_page_token:
+                self._pacer.wait(method)  # the pager fetches the next page when the loop asks for it
 
     def cancel(self, name: str) -> None:
         try:
