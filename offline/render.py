@@ -5,7 +5,7 @@
     uv run spot-training render dev                # the same (cli/render.py)
 
 No credentials, no Pulumi CLI: the real program runs under OfflineMocks, and
-each job's body comes from spec.submission, the function the provider submits
+each job's body comes from request.create_request, the function the provider submits
 with, so what is printed is what Vertex AI receives. Values only Google Cloud
 knows are marked: a team image (`${images.NAME}`) already pushed appears by its
 tag (the deploy pins it to the digest that tag points to), one the stack builds

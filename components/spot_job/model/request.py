@@ -25,7 +25,7 @@ def create_request(
     """(parent, submission key, body) of the CreateCustomJob request for the
     `attempt`-th submission of the job, on `strategy` if it differs from
     the spec's own, and in `location` with `kms_key_name` if a fallback rung
-    moved it there (resubmission.placement_after). The body carries the
+    moved it there (resubmission_policy.placement_after). The body carries the
     submission label: it is exactly what the provider submits, and what the
     offline render prints. The key is the job's wherever it runs: derived from
     the inputs (their own location), never from the placement."""
