@@ -73,7 +73,7 @@ SDK_COLD = (
 
 
 def body_of(inputs: dict) -> dict:
-    """The request body ours submits for these inputs (spec.submission), label included."""
+    """The request body ours submits for these inputs (request.create_request), label included."""
     return request.create_request(JobInputs.of(inputs))[2]
 
 

@@ -20,7 +20,7 @@ from typing import Any
 import grpc
 import pytest
 
-from components.spot_job.model import spec
+from components.spot_job.model import request
 from components.spot_job.model.job_inputs import JobInputs
 from tests.program import one_job_inputs
 from tests.provider_host import JOB_TYPE, deserialize
@@ -50,7 +50,7 @@ def jobs_in_state(emulator, n: int, *, first: int = 0, labels: dict[str, str] | 
     found = []
     for i in range(first, first + n):
         props = {**inputs, "submissionScope": f"{STACK}/job-{i}"}
-        parent, _, body = spec.submission(JobInputs.of(props))
+        parent, _, body = request.create_request(JobInputs.of(props))
         name = f"{parent}/customJobs/{10**18 + i}"
         if labels is not None:
             body["labels"] = labels
