@@ -14,6 +14,8 @@ host cannot be built from the Go module proxy, docs/development.md).
 from __future__ import annotations
 
 import os
+import sys
+from pathlib import Path
 
 import pytest
 import yaml
@@ -23,9 +25,12 @@ pytestmark = pytest.mark.engine
 
 
 def _without_the_venv_on_path(project) -> None:
-    """PATH as a shell has it before `uv run` or an activated environment: `python3` has no pulumi."""
-    venv_bin = str(project.dir / ".venv" / "bin")
-    project.env["PATH"] = os.pathsep.join(p for p in project.env["PATH"].split(os.pathsep) if p != venv_bin)
+    """PATH as a shell has it before `uv run` or an activated environment: `python3` has no pulumi.
+    Both the project's `.venv/bin` and the environment running these tests go: `uv run pytest` (as
+    .ci/run runs them) puts the latter first on PATH, under another name for the same directory."""
+    venvs = {(project.dir / ".venv" / "bin").resolve(), (Path(sys.prefix) / "bin").resolve()}
+    kept = [p for p in project.env["PATH"].split(os.pathsep) if p and Path(p).resolve() not in venvs]
+    project.env["PATH"] = os.pathsep.join(kept)
 
 
 def test_pulumi_runtime_virtualenv_in_the_environment_is_the_hosts_interpreter(engine_project):
