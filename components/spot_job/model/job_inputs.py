@@ -111,7 +111,7 @@ class JobInputs:
             definition=spec.job_definition(dict(props)),
             strategy=_text(_map(job_spec.get("scheduling")).get("strategy")) or defaults.DEFAULT_STRATEGY,
             kms_key_name=_text(_map(props.get("encryptionSpec")).get("kmsKeyName")) or None,
-            output_dir=_text(_map(job_spec.get("baseOutputDirectory")).get("outputUriPrefix")) or None,
+            output_dir=progress.output_dir(props) or None,
             scope=_text(props.get("submissionScope")),
             adopt=_text(props.get("adopt")) or None,
             wait_for=_word(WaitFor, props.get("waitFor"), WaitFor(defaults.DEFAULT_WAIT_FOR)),
