@@ -205,6 +205,30 @@ class SpotTrainingJob(pulumi.dynamic.Resource, module="spot-training", name="Spo
         props = {key: value for key, value in props.items() if value is not None}
         props.update(dict.fromkeys(OUTPUTS))
         super().__init__(SpotTrainingJobProvider(), name, props, opts)
+        _untrack(self, props)
+
+
+def _untrack(resource: pulumi.Resource, props: Mapping[str, Any]) -> None:
+    """Takes the resource's own property Outputs off the SDK's list of Outputs a program waits for at its end.
+
+    Why: after the program returns, the SDK waits for every Output it tracks, with one
+    `asyncio.wait(FIRST_COMPLETED)` over all those still pending each time one completes: a cost
+    of the pending Outputs times the completions, quadratic in the jobs of a stack. A job has an
+    Output per input and per declared output, 21 against a bare dynamic resource's 7, and its
+    program's event loop, which sends the registrations, spent most of its time in those waits.
+
+    Why nothing is lost: these Outputs resolve when the job's registration returns, and that
+    call is itself awaited (the SDK's RPC manager), carrying any failure of the registration; a
+    use of one (`apply`, `export`, an input of another resource) makes an Output, or a call,
+    of its own that is tracked. It is what the SDK's own `apply` does to the Output it derives
+    from (`Output._untrack`, in every SDK since the tracking came in); the callback that marks a
+    failure retrieved stays on. With an SDK without it, nothing is untracked.
+    """
+    for name in props:
+        output = resource.__dict__.get(name)
+        untrack = getattr(output, "_untrack", None)
+        if isinstance(output, pulumi.Output) and callable(untrack):
+            untrack()
 
 
 def _output(resource: pulumi.Resource, name: str) -> pulumi.Output[Any]:
