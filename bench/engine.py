@@ -22,7 +22,7 @@ With `--profile N` (bench/profile_engine.py): where the extra `up` time goes, N 
 kind: every provider call the host serves timed (bench/host_profile), then run again with
 each call and the program's thread under cProfile, and the emulator's own time.
 
-Run: .venv/bin/python -m bench.engine [--quick] [--sizes 10,100,1000] [--profile 100]
+Run: .venv/bin/python -m bench.engine [--quick] [--sizes 10,100,1000] [--profile 100 [--profile-no-change]]
 """
 
 from __future__ import annotations
@@ -59,8 +59,14 @@ def job_inputs(i: int) -> dict:
     }
 
 
+# When the program last started and last finished registering its jobs (time.time()): where an `up`'s
+# time goes between the refresh's reads and the program's first Check.
+PROGRAM_TIMES: dict[str, float] = {}
+
+
 def program(kind: str, n: int, profile=None):
     def run() -> None:
+        PROGRAM_TIMES["start"] = time.time()
         if profile is not None:  # the thread that runs the program and the SDK's event loop, from here on
             profile.enable()
         if kind == "ours":
@@ -81,6 +87,7 @@ def program(kind: str, n: int, profile=None):
             for i in range(n):
                 inputs = job_inputs(i)
                 BareJob(inputs["displayName"], inputs)
+        PROGRAM_TIMES["registered"] = time.time()
 
     return run
 
@@ -128,6 +135,82 @@ class HostPeak:
                     continue
 
 
+class ProcessCPU:
+    """CPU seconds (user + system) of each process this one started (through the CLI) while
+    running, by what it is: the CLI (the engine), the dynamic provider host, the stand-in gcp
+    plugin; sampled from /proc every 50 ms, each process's last sample counted."""
+
+    KINDS = (("pulumi.dynamic", "provider host"), ("pulumi-resource-gcp", "gcp stand-in"), ("bin/pulumi", "engine"))
+
+    def __init__(self) -> None:
+        self.last: dict[int, tuple[str, float]] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._tick = os.sysconf("SC_CLK_TCK")
+
+    def __enter__(self) -> ProcessCPU:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def by_kind(self) -> dict[str, float]:
+        found: dict[str, float] = {}
+        for kind, seconds in self.last.values():
+            found[kind] = found.get(kind, 0.0) + seconds
+        return found
+
+    def _sample(self) -> None:
+        me = os.getpid()
+        while not self._stop.wait(0.05):
+            for entry in Path("/proc").iterdir():
+                if not entry.name.isdigit() or int(entry.name) == me:
+                    continue
+                try:
+                    command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+                    kind = next((name for marker, name in self.KINDS if marker in command), None)
+                    if kind is None or me not in _ancestors(entry.name):
+                        continue
+                    fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                    self.last[int(entry.name)] = (kind, (int(fields[11]) + int(fields[12])) / self._tick)
+                except OSError:
+                    continue
+
+
+def _timed_up(stack) -> dict:
+    """One `up`: its result, wall seconds, start and end, and CPU seconds of this process (the
+    inline program, the emulator) and of the processes it waited for (the CLI, with the provider
+    host and the stand-in it waited for)."""
+    who = (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+    cpu = [resource.getrusage(w) for w in who]
+    wall_start, start = time.time(), time.perf_counter()
+    with ProcessCPU() as processes:
+        result = stack.up(color="never")
+    seconds = time.perf_counter() - start
+    cpu_s = {
+        name: (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+        for name, before, after in zip(("program and emulator", "CLI and plugins"), cpu, [resource.getrusage(w) for w in who])
+    }
+    cpu_s.update({f"of it, {kind}": value for kind, value in processes.by_kind().items()})
+    return {"result": result, "s": seconds, "start": wall_start, "end": wall_start + seconds, "cpu_s": cpu_s}
+
+
+def _set_aside(profile_dir: str, folder: str, program_profile) -> None:
+    """What the host and the program recorded so far, out of the way of the `up` profiled next."""
+    from bench import profile_engine
+
+    Path(profile_dir, folder).mkdir()
+    for f in Path(profile_dir).glob("calls-*.jsonl"):
+        f.rename(Path(profile_dir, folder, f.name))
+    for f in Path(profile_dir).glob("*.prof"):
+        f.unlink()
+    if program_profile is not None:
+        program_profile.clear()
+    profile_engine.EMULATOR_TIME.clear()
+
+
 def one(kind: str, n: int, no_change: bool, profile_dir: str | None = None) -> dict:
     """One (kind, N) in this process: its figures as a dict. With `profile_dir`, what
     bench.profile_engine reads is written there."""
@@ -158,40 +241,28 @@ def one(kind: str, n: int, no_change: bool, profile_dir: str | None = None) -> d
             start = time.perf_counter()
             stack.preview(color="never")
             figures["preview_s"] = time.perf_counter() - start
+            # With `profile_dir`, the `up` profiled is the no-change one when there is one, else the first.
             if profile_dir:
-                Path(profile_dir, "calls-preview").mkdir()  # the preview's host calls apart from the up's
-                for f in Path(profile_dir).glob("calls-*.jsonl"):
-                    f.rename(Path(profile_dir, "calls-preview", f.name))
-                for f in Path(profile_dir).glob("*.prof"):
-                    f.unlink()
-                if program_profile is not None:
-                    program_profile.clear()
-                profile_engine.EMULATOR_TIME.clear()
-            figures["up_start"] = time.time()
-            cpu = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
-            start = time.perf_counter()
-            stack.up(color="never")
-            figures["up_s"] = time.perf_counter() - start
-            figures["up_end"] = time.time()
-            # CPU seconds of the `up`: this process (the inline program, the emulator) and the
-            # processes it waited for (the CLI, with the provider host and the stand-in it waited for).
-            figures["up_cpu_s"] = {
-                who: (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
-                for who, before, after in zip(("program and emulator", "CLI and plugins"), cpu,
-                                              [resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)])
-            }
+                _set_aside(profile_dir, "calls-preview", program_profile)
+            up = _timed_up(stack)
+            figures.update(up_s=up["s"], up_start=up["start"], up_end=up["end"], up_cpu_s=up["cpu_s"])
+            if no_change:
+                if profile_dir:
+                    _set_aside(profile_dir, "calls-up", program_profile)
+                emulator.reset_calls()
+                up = _timed_up(stack)
+                figures.update(no_change_up_s=up["s"], up_start=up["start"], up_end=up["end"], up_cpu_s=up["cpu_s"])
+                figures["no_change_steps"] = {k: v for k, v in (up["result"].summary.resource_changes or {}).items() if v}
+                if not apart:
+                    figures["no_change_vertex_calls"] = dict(emulator.calls)
+            figures["program_times"] = dict(PROGRAM_TIMES)
             if profile_dir:
+                from bench import profile_engine
+
                 figures["emulator_s"] = dict(profile_engine.EMULATOR_TIME)
                 if program_profile is not None:
                     program_profile.create_stats()
                     program_profile.dump_stats(str(Path(profile_dir, "program.prof")))
-            if no_change:
-                emulator.reset_calls()
-                start = time.perf_counter()
-                result = stack.up(color="never")
-                figures["no_change_up_s"] = time.perf_counter() - start
-                figures["no_change_steps"] = {k: v for k, v in (result.summary.resource_changes or {}).items() if v}
-                figures["no_change_vertex_calls"] = dict(emulator.calls)
         figures["host_peak_mib"] = host.peak_kib / 1024
         figures["program_peak_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         jobs = [r for r in project.export()["deployment"]["resources"] if r["type"].endswith(("SpotTrainingJob", "BareJob"))]
@@ -210,6 +281,53 @@ def one(kind: str, n: int, no_change: bool, profile_dir: str | None = None) -> d
         return figures
 
 
+def no_change_rounds(n: int, rounds: int) -> dict:
+    """The no-change `up` of N jobs of each kind, `rounds` times, the kinds taking turns (which
+    goes first alternates), on two stacks made once in this process against one emulator: the
+    machine's load then falls on both alike, and the median of the per-round ratios says how
+    they compare. Returns each kind's times, the ratios and their median."""
+    import statistics
+
+    from tests.emulator import JobServiceEmulator
+    from tests.engine.project import EngineProject
+
+    os.environ.setdefault("SPOT_TRAINING_EMULATOR_TIME_SCALE", "1000")
+    kinds = ("baseline", "ours")
+    with tempfile.TemporaryDirectory() as tmp, JobServiceEmulator() as emulator:
+        stacks = {}
+        for kind in kinds:
+            (Path(tmp) / kind).mkdir()
+            project = EngineProject(Path(tmp) / kind, emulator.address, "bench", {"gcp:project": PROJECT, "gcp:region": REGION})
+            for name in ("bench", "offline"):
+                (project.dir / name).symlink_to(ROOT / name)
+            stacks[kind] = (project, project.stack(program(kind, n)))
+        times: dict[str, list[float]] = {kind: [] for kind in kinds}
+        cpu: dict[str, dict[str, list[float]]] = {kind: {} for kind in kinds}  # CPU seconds by process, per round
+
+        for kind in kinds:  # the stack's first `up`: every job created
+            project, stack = stacks[kind]
+            os.environ.update(project.env)
+            stack.up(color="never")
+        for r in range(rounds):
+            for kind in (kinds if r % 2 == 0 else kinds[::-1]):
+                emulator.reset_calls()
+                project, stack = stacks[kind]
+                os.environ.update(project.env)
+                up = _timed_up(stack)
+                result = up["result"]
+                times[kind].append(up["s"])
+                for part, seconds in up["cpu_s"].items():
+                    cpu[kind].setdefault(part, []).append(seconds)
+                steps = {k: v for k, v in (result.summary.resource_changes or {}).items() if v}
+                assert set(steps) == {"same"}, f"{kind}: a no-change up did {steps}"
+                if kind == "ours":
+                    assert set(emulator.calls) <= {"ListCustomJobs"}, emulator.calls
+        ratios = [o / b for o, b in zip(times["ours"], times["baseline"])]
+        return {"n": n, "times": times, "ratios": ratios, "median_ratio": statistics.median(ratios),
+                "median_s": {kind: statistics.median(times[kind]) for kind in kinds},
+                "median_cpu_s": {kind: {part: statistics.median(v) for part, v in cpu[kind].items()} for kind in kinds}}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="10 jobs only")
@@ -219,14 +337,27 @@ def main() -> None:
     parser.add_argument("--profile", type=int, metavar="N", help="profile `up` of N jobs of each kind instead")
     parser.add_argument("--profile-modes", default="timed,apart,profiled", help="of --profile, any of these")
     parser.add_argument("--profile-dir", help=argparse.SUPPRESS)
+    parser.add_argument("--profile-no-change", action="store_true", help="of --profile, the no-change `up` instead of the first")
+    parser.add_argument("--no-change-rounds", nargs=2, type=int, metavar=("N", "ROUNDS"),
+                        help="instead: the no-change `up` of N jobs of each kind, ROUNDS times, taking turns")
     args = parser.parse_args()
+    if args.no_change_rounds:
+        found = no_change_rounds(*args.no_change_rounds)
+        print(json.dumps(found))
+        print(f"no-change up of {found['n']} jobs, {len(found['ratios'])} rounds taking turns: "
+              + ", ".join(f"{k} median {v:.1f} s" for k, v in found["median_s"].items())
+              + "; ours/baseline per round " + ", ".join(f"{r:.2f}x" for r in found["ratios"])
+              + f"; median {found['median_ratio']:.2f}x (goal at most 1.10x)")
+        for kind, parts in found["median_cpu_s"].items():
+            print(f"  {kind}: median CPU s " + ", ".join(f"{part} {seconds:.1f}" for part, seconds in sorted(parts.items())))
+        return
     if args.one:
         print(json.dumps(one(args.one[0], int(args.one[1]), args.no_change, args.profile_dir)))
         return
     if args.profile:
         from bench import profile_engine
 
-        profile_engine.main(args.profile, args.profile_modes)
+        profile_engine.main(args.profile, args.profile_modes, args.profile_no_change)
         return
     sizes = [10] if args.quick else [int(s) for s in args.sizes.split(",")]
     rows = []

@@ -9,6 +9,9 @@ stack as bench.engine runs them, twice:
 2. profiled: the same, with each host call under its own cProfile.Profile (per thread, wall
    clock) and the program's thread (the inline program and the SDK's event loop) under one.
 
+With `--profile-no-change`, the `up` profiled is a second one with nothing changed (the
+refresh's reads, then a Check and a Diff per job), not the stack's first.
+
 Printed: the `up` wall time; per host method the calls, their summed and mean time and how
 many ran at once; the split of a Create (ours) by function, summed over the calls; the
 program thread's time by function. Run 2 is slower than run 1 (cProfile's cost): its
@@ -87,10 +90,14 @@ def _most_at_once(calls: list[dict]) -> int:
 
 
 def _host_summary(figures: dict, calls: list[dict]) -> list[str]:
-    lines = [f"  up {figures['up_s']:.1f} s; CPU s: "
+    which = "no-change up" if "no_change_up_s" in figures else "up"
+    lines = [f"  {which} {figures.get('no_change_up_s', figures['up_s']):.1f} s; CPU s: "
              + ", ".join(f"{k} {v:.1f}" for k, v in figures.get("up_cpu_s", {}).items())
              + "; emulator time by method (s, summed): "
              + ", ".join(f"{k} {v:.2f}" for k, v in sorted(figures.get("emulator_s", {}).items()))]
+    if times := figures.get("program_times"):
+        lines.append(f"  program: started at +{times['start'] - figures['up_start']:.1f} s of the up, "
+                     f"its jobs registered by +{times['registered'] - figures['up_start']:.1f} s")
     by_method = defaultdict(list)
     for c in calls:
         by_method[c["method"]].append(c)
@@ -118,7 +125,7 @@ def _rows(stats: pstats.Stats, keep, sort: int, limit: int) -> list[str]:
 
 def _profile_summary(kind: str, folder: Path) -> list[str]:
     lines = []
-    for method in ("Check", "Create"):
+    for method in ("Read", "Check", "Diff", "Create"):
         files = sorted(str(f) for f in folder.glob(f"{method}-*.prof"))
         if not files:
             continue
@@ -173,7 +180,7 @@ MODES = {
 }
 
 
-def main(n: int, modes: str = "timed,apart,profiled") -> None:
+def main(n: int, modes: str = "timed,apart,profiled", no_change: bool = False) -> None:
     for mode in (MODES[m] for m in modes.split(",")):
         for kind in ("baseline", "ours"):
             with tempfile.TemporaryDirectory() as tmp:
@@ -182,6 +189,7 @@ def main(n: int, modes: str = "timed,apart,profiled") -> None:
                 if "checkpoint" in mode:
                     env["PULUMI_SKIP_CHECKPOINTS"] = "true"  # the engine writes the state once, at the end
                 command = [sys.executable, "-m", "bench.engine", "--one", kind, str(n), "--profile-dir", tmp]
+                command += ["--no-change"] if no_change else []
                 done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=env)
                 if done.returncode != 0:
                     sys.exit(f"{kind} {n}: {done.stderr[-3000:]}")

@@ -77,3 +77,8 @@ def test_checkpoint_overhead_trains_the_same_model_with_and_without_checkpoints(
     assert "same model with and without checkpoints: yes (asserted)" in out
     for store in ("local", "bucket"):
         assert f"\n{store}: checkpoint share " in out
+
+
+def test_host_calls_serves_each_kinds_calls_through_the_sdk_host():
+    out = quick("host_calls")  # ours: the reads served by listings (asserted in the script)
+    assert "a no-change up's calls per job (Read + 2 Diff + Check): baseline" in out
