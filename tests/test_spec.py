@@ -468,3 +468,43 @@ def test_a_scalar_for_a_repeated_field_is_a_one_item_list():
         assert spec.validate(gcloud) == []
         assert spec.job_definition(gcloud) == spec.job_definition(listed)
         assert spec.spec_hash(gcloud) == spec.spec_hash(listed)
+
+
+# The canonical form is kept per definition (spec._canonical_json): it must be the very form
+# computed afresh, of its exact types, and each caller's own to change.
+def _forms_written_many_ways() -> list[dict]:
+    scalar = with_pool(0, containerSpec={"imageUri": "gcr.io/a/b", "args": "--epochs=3"})
+    wired = job_inputs()
+    wired["jobSpec"]["workerPoolSpecs"][0]["replicaCount"] = 1.0
+    dressed = job_inputs(labels={"b": "2", "a": "1"})
+    dressed["jobSpec"]["scheduling"] = {"timeout": "3600.000s", "strategy": "SPOT", "disableRetries": False}
+    unknown = job_inputs()
+    unknown["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["imageUri"] = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
+    return [job_inputs(), scalar, wired, dressed, unknown, _flex("3600s"), docs_request_body()]
+
+
+@pytest.mark.parametrize("inputs", _forms_written_many_ways())
+def test_the_kept_canonical_form_is_the_one_computed_afresh(inputs):
+    afresh = spec._canonical({k: inputs[k] for k in spec.JOB_FIELDS if inputs.get(k) is not None})
+    for _ in range(2):  # the first computes it, the second finds it kept
+        found = spec.job_definition(copy.deepcopy(inputs))
+        assert found == afresh
+        assert list(found) == list(afresh) and repr(found) == repr(afresh)  # the same order and types
+
+
+def test_each_caller_gets_a_canonical_form_of_its_own():
+    first = spec.job_definition(job_inputs())
+    first["jobSpec"]["workerPoolSpecs"][0]["machineSpec"]["machineType"] = "changed"
+    first["labels"] = {"changed": "yes"}
+    assert spec.job_definition(job_inputs()) == spec._canonical(job_inputs())
+    assert spec.job_definition(job_inputs()) is not spec.job_definition(job_inputs())
+
+
+def test_a_value_json_would_write_as_another_is_not_kept():
+    # A tuple is written as a list by JSON, but as_lists takes it for one item; an int subclass as an int.
+    tupled = job_inputs()
+    tupled["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["args"] = ("--epochs=3",)
+    assert not spec._plain_json(tupled)
+    assert spec.job_definition(tupled) == spec._canonical({k: tupled[k] for k in spec.JOB_FIELDS if k in tupled})
+    assert not spec._plain_json({"n": True.__class__(1)} | {"m": type("Count", (int,), {})(1)})
+    assert spec._plain_json(job_inputs())

@@ -8,6 +8,7 @@ clients, so the program (to fail early, naming the config path), the provider
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from dataclasses import dataclass
@@ -137,8 +138,37 @@ def job_definition(inputs: dict[str, Any]) -> dict[str, Any]:
     differ only in form are equal here.
     """
     present = {k: inputs[k] for k in JOB_FIELDS if inputs.get(k) is not None}
+    if not _plain_json(present):
+        return _canonical(present)
+    found: dict[str, Any] = json.loads(_canonical_json(json.dumps(present)))  # a fresh copy for each caller
+    return found
+
+
+def _canonical(present: dict[str, Any]) -> dict[str, Any]:
     canonical: dict[str, Any] = _normalise(_with_defaults(as_lists(present)), schema.RESOURCE)
     return canonical
+
+
+# A `pulumi up` makes the canonical form of every job's definition on each of the host's calls
+# for it (the refresh's read and diff, check, diff: five times in a no-change `up`), and it is
+# most of what those calls compute (bench/host_calls.py). It is a function of the definition
+# alone, so the form of each definition seen recently is kept, as JSON. Exact: the key is the
+# JSON of a value made only of JSON's own types (`_plain_json`), from which `json.loads` makes
+# back an equal value of the same types in the same order; anything else is not kept.
+@functools.lru_cache(maxsize=4096)
+def _canonical_json(key: str) -> str:
+    return json.dumps(_canonical(json.loads(key)))
+
+
+def _plain_json(value: Any) -> bool:
+    """Whether `value` is made only of dict (with str keys), list, str, int, float, bool and None,
+    those exact types: JSON writes a tuple as a list, and a subclass as its base."""
+    kind = type(value)
+    if kind is dict:
+        return all(type(key) is str and _plain_json(item) for key, item in value.items())
+    if kind is list:
+        return all(_plain_json(item) for item in value)
+    return kind in (str, int, float, bool, type(None))
 
 
 def as_lists(value: Any, kind: Any = schema.RESOURCE, unknown: Any = _NO_UNKNOWN) -> Any:
