@@ -9,7 +9,7 @@ what the `up` waits for (bench/engine.py's no-change rounds). Here the real SDK 
 sends them, 4 at once, for N jobs already in the emulator (ours: restored straight into
 it, as bench/burst.py's refresh does; the baseline's `bench.baseline.BareJob` makes no call),
 and the host process's CPU seconds (user + system, /proc) are read around each kind of
-call, R rounds, median per call.
+call, R rounds, the kinds taking turns, median per call.
 
 Run: .venv/bin/python -m bench.host_calls [--jobs 500] [--rounds 3] [--quick]
 """
@@ -72,32 +72,41 @@ def _jobs(kind: str, n: int, host: ProviderHost, emulator: JobServiceEmulator) -
     return jobs
 
 
-def measure(kind: str, n: int, rounds: int) -> dict[str, float]:
-    """Host CPU milliseconds per call, by call (median over rounds). Each round has a host of its
-    own, as each `up` does: a job is read once per refresh (the listing serves each job once)."""
+def measure(n: int, rounds: int) -> dict[str, dict[str, float]]:
+    """Host CPU milliseconds per call, by kind and call (median over rounds). Each round has a host
+    of its own per kind, as each `up` does (a job is read once per refresh: the listing serves each
+    job once), and the kinds take turns, so the machine's load falls on both alike."""
+    kinds = ("baseline", "ours")
     with JobServiceEmulator() as emulator:
         env = {"AIPLATFORM_EMULATOR_HOST": emulator.address, "SPOT_TRAINING_EMULATOR_TIME_SCALE": "1000"}
-        with ProviderHost(env) as host:
-            jobs = _jobs(kind, n, host, emulator)
-        found: dict[str, list[float]] = {"Read": [], "Diff": [], "Check": []}
-        for _ in range(rounds):
-            with ProviderHost(env) as host, ThreadPoolExecutor(THREADS) as pool:
-                host.check(jobs[0][0], jobs[0][3], jobs[0][3])  # the provider unpickled, its imports done
-                host.read(jobs[0][0], jobs[0][1], jobs[0][2])  # alone: its own Get, no listing
-                emulator.reset_calls()
-                calls = {
-                    "Read": lambda job: host.read(job[0], job[1], job[2]),
-                    "Diff": lambda job: host.diff(job[0], job[1], job[2], job[3]),
-                    "Check": lambda job: host.check(job[0], job[3], job[3]),
-                }
-                for name, call in calls.items():
-                    before = _cpu_seconds(host.process.pid)
-                    list(pool.map(call, jobs))
-                    found[name].append(1000 * (_cpu_seconds(host.process.pid) - before) / n)
-                if kind == "ours":
-                    listings = emulator.calls.get("ListCustomJobs", 0)
-                    assert emulator.calls.get("GetCustomJob", 0) <= 5 and listings <= n // 100 + 2, emulator.calls
-    return {name: statistics.median(values) for name, values in found.items()}
+        jobs = {}
+        for kind in kinds:
+            with ProviderHost(env) as host:
+                jobs[kind] = _jobs(kind, n, host, emulator)
+        found: dict[str, dict[str, list[float]]] = {kind: {"Read": [], "Diff": [], "Check": []} for kind in kinds}
+        for r in range(rounds):
+            for kind in (kinds if r % 2 == 0 else kinds[::-1]):
+                _round(kind, jobs[kind], env, emulator, found[kind])
+    return {kind: {name: statistics.median(values) for name, values in calls.items()} for kind, calls in found.items()}
+
+
+def _round(kind: str, jobs: list, env: dict[str, str], emulator: JobServiceEmulator, found: dict[str, list[float]]) -> None:
+    with ProviderHost(env) as host, ThreadPoolExecutor(THREADS) as pool:
+        host.check(jobs[0][0], jobs[0][3], jobs[0][3])  # the provider unpickled, its imports done
+        host.read(jobs[0][0], jobs[0][1], jobs[0][2])  # alone: its own Get, no listing
+        emulator.reset_calls()
+        calls = {
+            "Read": lambda job: host.read(job[0], job[1], job[2]),
+            "Diff": lambda job: host.diff(job[0], job[1], job[2], job[3]),
+            "Check": lambda job: host.check(job[0], job[3], job[3]),
+        }
+        for name, call in calls.items():
+            before = _cpu_seconds(host.process.pid)
+            list(pool.map(call, jobs))
+            found[name].append(1000 * (_cpu_seconds(host.process.pid) - before) / len(jobs))
+        if kind == "ours":
+            listings = emulator.calls.get("ListCustomJobs", 0)
+            assert emulator.calls.get("GetCustomJob", 0) <= 5 and listings <= len(jobs) // 100 + 2, emulator.calls
 
 
 def main() -> None:
@@ -108,7 +117,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.quick:
         args.jobs, args.rounds = 20, 1
-    figures = {kind: measure(kind, args.jobs, args.rounds) for kind in ("baseline", "ours")}
+    figures = measure(args.jobs, args.rounds)
     print(f"host CPU ms per call, {args.jobs} jobs, {THREADS} at once, median of {args.rounds} rounds")
     print(f"{'call':<6} {'baseline':>9} {'ours':>9} {'ratio':>7}")
     for name in figures["ours"]:
