@@ -22,7 +22,12 @@ With `--profile N` (bench/profile_engine.py): where the extra `up` time goes, N 
 kind: every provider call the host serves timed (bench/host_profile), then run again with
 each call and the program's thread under cProfile, and the emulator's own time.
 
+With `--no-change-rounds N R`: the no-change `up` of N jobs of each kind, R rounds, the kinds
+taking turns on two stacks made once, with each process's CPU seconds (what BENCHMARKS §9
+compares: single runs move with the machine's load).
+
 Run: .venv/bin/python -m bench.engine [--quick] [--sizes 10,100,1000] [--profile 100 [--profile-no-change]]
+     .venv/bin/python -m bench.engine --no-change-rounds 1000 5
 """
 
 from __future__ import annotations
