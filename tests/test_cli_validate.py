@@ -60,6 +60,12 @@ def test_an_import_that_cannot_be_a_job_of_this_entry_is_an_error_by_path(tmp_pa
 
 
 # A valid one-job stack (BROKEN_STACK mended), to break one key at a time.
+def _validate_dev_with(tmp_path, old: str, new: str):
+    """`spot-training validate dev` of the dev stack with `old` written as `new`."""
+    (tmp_path / "Pulumi.dev.yaml").write_text(_DEV.replace(old, new))
+    return spot_training_in_process("validate", "dev", stacks_dir=tmp_path)
+
+
 def _stack_with(job_lines: str = "", team_lines: str = "") -> str:
     from tests.test_render import fixed_stack
 
@@ -115,8 +121,7 @@ _DEV = (__import__("pathlib").Path(__file__).resolve().parent.parent / "stacks" 
 )
 def test_a_bad_setting_is_one_error_not_followed_by_errors_derived_from_it(tmp_path, old, new, cause):
     assert old in _DEV
-    (tmp_path / "Pulumi.dev.yaml").write_text(_DEV.replace(old, new))
-    done = spot_training_in_process("validate", "dev", stacks_dir=tmp_path)
+    done = _validate_dev_with(tmp_path, old, new)
     assert done.returncode == 1
     lines = done.stderr.splitlines()[1:]
     assert len(lines) == 1 and lines[0].strip().startswith(cause), done.stderr
@@ -200,8 +205,7 @@ def test_a_bad_team_name_is_not_offered_the_name_of_another_team(tmp_path):
 
 @pytest.mark.parametrize("old, new", [("gcp:region: us-central1", "gcp:regoin: us-central1"), ("gcp:project: acme-ml-dev", "gcp:projet: acme-ml-dev")])
 def test_a_misspelt_gcp_key_is_named_where_its_missing_key_is(tmp_path, old, new):
-    (tmp_path / "Pulumi.dev.yaml").write_text(_DEV.replace(old, new))
-    done = spot_training_in_process("validate", "dev", stacks_dir=tmp_path)
+    done = _validate_dev_with(tmp_path, old, new)
     lines = [x.strip() for x in done.stderr.splitlines()[1:]]
     meant, typo = old.split(":", 2)[:2], new.split(":", 2)[:2]
     assert lines == [f"{':'.join(meant)}: is required; {':'.join(typo)} is set: did you mean {':'.join(meant)}?"], done.stderr
@@ -216,8 +220,7 @@ def test_a_misspelt_gcp_key_is_named_where_its_missing_key_is(tmp_path, old, new
     ],
 )
 def test_a_null_or_a_number_is_named_as_yaml_writes_it_not_as_a_python_type(tmp_path, old, new, path):
-    (tmp_path / "Pulumi.dev.yaml").write_text(_DEV.replace(old, new))
-    done = spot_training_in_process("validate", "dev", stacks_dir=tmp_path)
+    done = _validate_dev_with(tmp_path, old, new)
     assert path in done.stderr, done.stderr
     assert "NoneType" not in done.stderr and "None " not in done.stderr
 
@@ -232,8 +235,7 @@ def test_a_null_or_a_number_is_named_as_yaml_writes_it_not_as_a_python_type(tmp_
     ],
 )
 def test_a_value_of_the_wrong_kind_is_named_as_written_not_as_missing(tmp_path, old, new, line):
-    (tmp_path / "Pulumi.dev.yaml").write_text(_DEV.replace(old, new))
-    done = spot_training_in_process("validate", "dev", stacks_dir=tmp_path)
+    done = _validate_dev_with(tmp_path, old, new)
     assert line in done.stderr, done.stderr
     assert "is required" not in done.stderr
 
