@@ -114,16 +114,17 @@ def _ancestors(pid: str) -> set[int]:
     return seen
 
 
-class HostPeak:
-    """The largest VmHWM of any dynamic provider host process this process started (through the
-    CLI) seen while running; the machine's other hosts are not ours."""
+class _ProcSampler:
+    """Samples, every 50 ms while running, each process this one started (through the CLI) whose
+    command line names one of `MARKERS` (marker, what it is): `_seen(entry, kind)` per process."""
+
+    MARKERS: tuple[tuple[str, str], ...] = ()
 
     def __init__(self) -> None:
-        self.peak_kib = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._sample, daemon=True)
 
-    def __enter__(self) -> HostPeak:
+    def __enter__(self):
         self._thread.start()
         return self
 
@@ -131,47 +132,8 @@ class HostPeak:
         self._stop.set()
         self._thread.join()
 
-    def _sample(self) -> None:
-        while not self._stop.wait(0.05):
-            for entry in Path("/proc").iterdir():
-                if not entry.name.isdigit():
-                    continue
-                try:
-                    if b"pulumi.dynamic" not in (entry / "cmdline").read_bytes() or os.getpid() not in _ancestors(entry.name):
-                        continue
-                    for line in (entry / "status").read_text().splitlines():
-                        if line.startswith("VmHWM:"):
-                            self.peak_kib = max(self.peak_kib, int(line.split()[1]))
-                except OSError:
-                    continue
-
-
-class ProcessCPU:
-    """CPU seconds (user + system) of each process this one started (through the CLI) while
-    running, by what it is: the CLI (the engine), the dynamic provider host, the stand-in gcp
-    plugin; sampled from /proc every 50 ms, each process's last sample counted."""
-
-    KINDS = (("pulumi.dynamic", "provider host"), ("pulumi-resource-gcp", "gcp stand-in"), ("bin/pulumi", "engine"))
-
-    def __init__(self) -> None:
-        self.last: dict[int, tuple[str, float]] = {}
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._sample, daemon=True)
-        self._tick = os.sysconf("SC_CLK_TCK")
-
-    def __enter__(self) -> ProcessCPU:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._stop.set()
-        self._thread.join()
-
-    def by_kind(self) -> dict[str, float]:
-        found: dict[str, float] = {}
-        for kind, seconds in self.last.values():
-            found[kind] = found.get(kind, 0.0) + seconds
-        return found
+    def _seen(self, entry: Path, kind: str) -> None:
+        raise NotImplementedError
 
     def _sample(self) -> None:
         me = os.getpid()
@@ -181,13 +143,60 @@ class ProcessCPU:
                     continue
                 try:
                     command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-                    kind = next((name for marker, name in self.KINDS if marker in command), None)
-                    if kind is None or me not in _ancestors(entry.name):
-                        continue
-                    fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-                    self.last[int(entry.name)] = (kind, (int(fields[11]) + int(fields[12])) / self._tick)
+                    kind = next((name for marker, name in self.MARKERS if marker in command), None)
+                    if kind is not None and me in _ancestors(entry.name):
+                        self._seen(entry, kind)
                 except OSError:
                     continue
+
+
+class HostPeak(_ProcSampler):
+    """The largest VmHWM of any dynamic provider host process this process started (through the
+    CLI) seen while running; the machine's other hosts are not ours."""
+
+    MARKERS = (("pulumi.dynamic", "provider host"),)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.peak_kib = 0
+
+    def _seen(self, entry: Path, kind: str) -> None:
+        for line in (entry / "status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                self.peak_kib = max(self.peak_kib, int(line.split()[1]))
+
+
+class ProcessCPU(_ProcSampler):
+    """CPU seconds (user + system) of each process this one started (through the CLI) while
+    running, by what it is: the CLI (the engine), the dynamic provider host, the stand-in gcp
+    plugin; each process's last sample counted."""
+
+    MARKERS = (("pulumi.dynamic", "provider host"), ("pulumi-resource-gcp", "gcp stand-in"), ("bin/pulumi", "engine"))
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.last: dict[int, tuple[str, float]] = {}
+        self._tick = os.sysconf("SC_CLK_TCK")
+
+    def _seen(self, entry: Path, kind: str) -> None:
+        fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        self.last[int(entry.name)] = (kind, (int(fields[11]) + int(fields[12])) / self._tick)
+
+    def by_kind(self) -> dict[str, float]:
+        found: dict[str, float] = {}
+        for kind, seconds in self.last.values():
+            found[kind] = found.get(kind, 0.0) + seconds
+        return found
+
+
+def _project(tmp: Path, emulator_address: str):
+    """A fresh project and stack `bench` in `tmp`, against the emulator, the bench's packages beside it."""
+    from tests.engine.project import EngineProject
+
+    project = EngineProject(tmp, emulator_address, "bench", {"gcp:project": PROJECT, "gcp:region": REGION})
+    for name in ("bench", "offline"):  # the baselines' providers are in bench.baseline
+        (project.dir / name).symlink_to(ROOT / name)
+    return project
 
 
 def _timed_up(stack) -> dict:
@@ -226,16 +235,13 @@ def one(kind: str, n: int, no_change: bool, profile_dir: str | None = None) -> d
     """One (kind, N) in this process: its figures as a dict. With `profile_dir`, what
     bench.profile_engine reads is written there."""
     from tests.emulator import JobServiceEmulator
-    from tests.engine.project import EngineProject
 
     os.environ.setdefault("SPOT_TRAINING_EMULATOR_TIME_SCALE", "1000")
     apart = os.environ.get("BENCH_EMULATOR_APART") == "1"  # --profile only: no census, no call counts
     if apart:
         from bench.profile_engine import EmulatorApart
     with tempfile.TemporaryDirectory() as tmp, (EmulatorApart() if apart else JobServiceEmulator()) as emulator:
-        project = EngineProject(Path(tmp), emulator.address, "bench", {"gcp:project": PROJECT, "gcp:region": REGION})
-        for name in ("bench", "offline"):  # the baseline's provider is bench.baseline.BareJobProvider
-            (project.dir / name).symlink_to(ROOT / name)
+        project = _project(Path(tmp), emulator.address)
         os.environ.update(project.env)
         program_profile = None
         if profile_dir:
@@ -301,16 +307,13 @@ def no_change_rounds(n: int, rounds: int, kinds: tuple[str, ...] = ("baseline", 
     import statistics
 
     from tests.emulator import JobServiceEmulator
-    from tests.engine.project import EngineProject
 
     os.environ.setdefault("SPOT_TRAINING_EMULATOR_TIME_SCALE", "1000")
     with tempfile.TemporaryDirectory() as tmp, JobServiceEmulator() as emulator:
         stacks = {}
         for kind in kinds:
             (Path(tmp) / kind).mkdir()
-            project = EngineProject(Path(tmp) / kind, emulator.address, "bench", {"gcp:project": PROJECT, "gcp:region": REGION})
-            for name in ("bench", "offline"):
-                (project.dir / name).symlink_to(ROOT / name)
+            project = _project(Path(tmp) / kind, emulator.address)
             stacks[kind] = (project, project.stack(program(kind, n)))
         times: dict[str, list[float]] = {kind: [] for kind in kinds}
         cpu: dict[str, dict[str, list[float]]] = {kind: {} for kind in kinds}  # CPU seconds by process, per round
