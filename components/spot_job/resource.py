@@ -221,8 +221,8 @@ def _untrack(resource: pulumi.Resource, props: Mapping[str, Any]) -> None:
     call is itself awaited (the SDK's RPC manager), carrying any failure of the registration; a
     use of one (`apply`, `export`, an input of another resource) makes an Output, or a call,
     of its own that is tracked. It is what the SDK's own `apply` does to the Output it derives
-    from (`Output._untrack`, in every SDK since the tracking came in); the callback that marks a
-    failure retrieved stays on. With an SDK without it, nothing is untracked.
+    from (`Output._untrack`, a private method of the SDK this project locks, 3.272); the callback
+    that marks a failure retrieved stays on. With an SDK without it, nothing is untracked.
     """
     for name in props:
         output = resource.__dict__.get(name)
