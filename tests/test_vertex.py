@@ -46,8 +46,9 @@ def test_a_rejected_submission_through_the_real_client_is_final(emulator):
 
 
 def test_vertex_imports_only_the_job_service_client_and_the_package_stays_whole_for_everyone_else():
-    """gapic_import: the host imports one of aiplatform_v1's ~40 clients; anything else that reads the
-    package (the high-level SDK, here) gets it whole, with the same classes."""
+    """gapic_import: the host imports one of aiplatform_v1's ~40 clients, and of its ~120 types modules
+    those that client uses; anything else that reads the package or its types (the high-level SDK,
+    here) gets them whole, with the same classes."""
     import subprocess
     import sys
 
@@ -58,9 +59,15 @@ def test_vertex_imports_only_the_job_service_client_and_the_package_stays_whole_
         "from components.spot_job.client import job_service\n"
         "loaded = {m.split('.')[4] for m in sys.modules if m.startswith('google.cloud.aiplatform_v1.services.')}\n"
         "assert loaded == {'job_service'}, loaded\n"
+        "types = {m.split('.')[4] for m in sys.modules if m.startswith('google.cloud.aiplatform_v1.types.')}\n"
+        "assert 'custom_job' in types and 'featurestore' not in types and len(types) < 60, sorted(types)\n"
+        "from google.cloud.aiplatform_v1.types import CustomJob, Featurestore\n"
+        "from google.cloud.aiplatform_v1.types.featurestore import Featurestore as defined\n"
+        "assert CustomJob is job_service.aiplatform_v1.CustomJob and Featurestore is defined\n"
         "from google.cloud import aiplatform, aiplatform_v1\n"
         "assert aiplatform_v1.JobServiceClient is job_service.aiplatform_v1.JobServiceClient\n"
         "assert aiplatform_v1.CustomJob is job_service.aiplatform_v1.CustomJob\n"
+        "assert aiplatform_v1.types.Featurestore is defined\n"
         "assert aiplatform_v1.PipelineServiceClient and aiplatform.CustomJob\n"
         "print('ok')\n"
     )
