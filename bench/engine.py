@@ -86,12 +86,13 @@ def program(kind: str, n: int, profile=None):
                         display_name=inputs["displayName"],
                     ),
                 )
-        elif kind == "shaped":  # a bare resource with our job's state: its inputs, scope and outputs
-            from bench.baseline import ShapedJob
+        elif kind in ("shaped", "declared"):  # a bare resource with our job's state (declared: and our outputs)
+            from bench.baseline import DeclaredJob, ShapedJob
 
+            bare = ShapedJob if kind == "shaped" else DeclaredJob
             for i in range(n):
                 inputs = job_inputs(i)
-                ShapedJob(inputs["displayName"], {**inputs, "submissionScope": f"spot-training/bench/{inputs['displayName']}"})
+                bare(inputs["displayName"], {**inputs, "submissionScope": f"spot-training/bench/{inputs['displayName']}"})
         else:
             from bench.baseline import BareJob
 
@@ -303,7 +304,8 @@ def no_change_rounds(n: int, rounds: int, kinds: tuple[str, ...] = ("baseline", 
     goes first alternates), on two stacks made once in this process against one emulator: the
     machine's load then falls on both alike, and the median of the per-round ratios says how
     they compare. Returns each kind's times, its ratios to the first kind and their median.
-    `kinds` may add "shaped": a bare resource whose state has our job's shape."""
+    `kinds` may add "shaped": a bare resource whose state has our job's shape, and "declared": the
+    same, its program declaring our job's 13 outputs as ours does (what the interface alone costs)."""
     import statistics
 
     from tests.emulator import JobServiceEmulator
@@ -356,7 +358,7 @@ def main() -> None:
     parser.add_argument("--no-change-rounds", nargs=2, type=int, metavar=("N", "ROUNDS"),
                         help="instead: the no-change `up` of N jobs of each kind, ROUNDS times, taking turns")
     parser.add_argument("--kinds", default="baseline,ours",
-                        help="of --no-change-rounds: the kinds, the first the one compared with (also: shaped)")
+                        help="of --no-change-rounds: the kinds, the first the one compared with (also: shaped, declared)")
     args = parser.parse_args()
     if args.no_change_rounds:
         kinds = tuple(args.kinds.split(","))

@@ -34,11 +34,11 @@ def test_the_profile_says_where_a_create_spends_its_time_in_the_host_and_the_pro
 
 
 def test_no_change_rounds_take_turns_and_the_profile_can_take_the_no_change_up():
-    done = subprocess.run([sys.executable, "-m", "bench.engine", "--no-change-rounds", "5", "2", "--kinds", "baseline,shaped,ours"],
+    done = subprocess.run([sys.executable, "-m", "bench.engine", "--no-change-rounds", "5", "2", "--kinds", "baseline,shaped,declared,ours"],
                           cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-3000:]  # every round's steps `same`, ours only listing: asserted
     assert "no-change up of 5 jobs, 2 rounds taking turns: " in done.stdout
-    for kind in ("shaped", "ours"):
+    for kind in ("shaped", "declared", "ours"):
         assert re.search(kind + r"/baseline per round .*; median [0-9.]+x", done.stdout)
     assert "of it, provider host" in done.stdout
     done = subprocess.run(
