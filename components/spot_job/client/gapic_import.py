@@ -6,7 +6,8 @@ provider host spends importing vertex); the provider uses one, JobService, and
 every `pulumi up` waits for that import before its first job is submitted
 (and a no-change `up`'s refresh, before its first read). Its `types`
 sub-package's `__init__` likewise imports all ~120 types modules, where the
-JobService client uses about 27 (0.27 s against 0.09 s, measured in process).
+JobService client uses 27: leaving it uninitialised too took the client's
+import from 0.44 s to 0.27 s of CPU (BENCHMARKS §9).
 So, if nothing in the process imported the package yet, it and its `types`
 are registered uninitialised (their `__path__` set, their `__init__` not
 run), the submodules the client imports are imported as usual, and each
