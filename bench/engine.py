@@ -23,7 +23,7 @@ kind: every provider call the host serves timed (bench/host_profile), then run a
 each call and the program's thread under cProfile, and the emulator's own time.
 
 With `--no-change-rounds N R`: the no-change `up` of N jobs of each kind, R rounds, the kinds
-taking turns on two stacks made once, with each process's CPU seconds (what BENCHMARKS §9
+taking turns on a stack per kind made once, with each process's CPU seconds (what BENCHMARKS §9
 compares: single runs move with the machine's load).
 
 Run: .venv/bin/python -m bench.engine [--quick] [--sizes 10,100,1000] [--profile 100 [--profile-no-change]]
@@ -67,6 +67,10 @@ def job_inputs(i: int) -> dict:
 # When the program last started and last finished registering its jobs (time.time()): where an `up`'s
 # time goes between the refresh's reads and the program's first Check.
 PROGRAM_TIMES: dict[str, float] = {}
+
+
+# What `program` registers per job: bench.baseline's BareJob, ShapedJob and DeclaredJob, and ours.
+KINDS = ("baseline", "shaped", "declared", "ours")
 
 
 def program(kind: str, n: int, profile=None):
@@ -301,7 +305,7 @@ def one(kind: str, n: int, no_change: bool, profile_dir: str | None = None) -> d
 
 def no_change_rounds(n: int, rounds: int, kinds: tuple[str, ...] = ("baseline", "ours")) -> dict:
     """The no-change `up` of N jobs of each kind, `rounds` times, the kinds taking turns (which
-    goes first alternates), on two stacks made once in this process against one emulator: the
+    goes first alternates), on a stack per kind made once in this process against one emulator: the
     machine's load then falls on both alike, and the median of the per-round ratios says how
     they compare. Returns each kind's times, its ratios to the first kind and their median.
     `kinds` may add "shaped": a bare resource whose state has our job's shape, and "declared": the
@@ -362,6 +366,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.no_change_rounds:
         kinds = tuple(args.kinds.split(","))
+        if unknown := [kind for kind in kinds if kind not in KINDS]:  # else `program` would run a BareJob under its name
+            parser.error(f"--kinds: unknown kind(s) {', '.join(unknown)}; the kinds are {', '.join(KINDS)}")
         found = no_change_rounds(*args.no_change_rounds, kinds=kinds)
         print(json.dumps(found))
         print(f"no-change up of {found['n']} jobs, {args.no_change_rounds[1]} rounds taking turns: "

@@ -82,3 +82,10 @@ def test_checkpoint_overhead_trains_the_same_model_with_and_without_checkpoints(
 def test_host_calls_serves_each_kinds_calls_through_the_sdk_host():
     out = quick("host_calls")  # ours: the reads served by listings (asserted in the script)
     assert "a no-change up's calls per job (Read + 2 Diff + Check): baseline" in out
+
+
+def test_engine_rounds_refuse_a_misspelt_kind_before_making_any_stack():
+    done = subprocess.run([sys.executable, "-m", "bench.engine", "--no-change-rounds", "5", "1", "--kinds", "baseline,decalred"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert "--kinds: unknown kind(s) decalred; the kinds are baseline, shaped, declared, ours" in done.stderr
