@@ -14,7 +14,7 @@ from google.cloud import aiplatform_v1
 from google.cloud.aiplatform_v1.services.job_service.transports import JobServiceGrpcTransport
 
 from tests.emulator import STOCKOUT_ERROR, JobServiceEmulator
-from tests.emulator.quota import SubmissionQuota
+from sandbox.jobservice.quota import SubmissionQuota
 
 PARENT = "projects/acme/locations/us-central1"
 S = aiplatform_v1.JobState

@@ -1,50 +1,28 @@
-"""JobServiceEmulator: the server lifecycle plus the test-control surface over the store."""
+"""JobServiceEmulator: the sandbox's JobService (sandbox/jobservice/) with the tests' controls over it:
+faults, late answers and landings (faults.py), quotas, list lag, forced states."""
 
-import threading
 from collections import Counter
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
 
 import grpc
 from google.cloud import aiplatform_v1
 from google.protobuf import json_format
 
-from tests.emulator.clock import scaled_clock
-from tests.emulator.lifecycle import StepSpec, parse_steps
-from tests.emulator.quota import SubmissionQuota
-from tests.emulator.servicer import RPCS, JobServiceServicer
-from tests.emulator.store import JobStore
+from sandbox.jobservice.clock import scaled_clock
+from sandbox.jobservice.lifecycle import StepSpec, parse_steps
+from sandbox.jobservice.models import JobStore
+from sandbox.jobservice.provider import RPCS
+from sandbox.jobservice.quota import SubmissionQuota
+from sandbox.jobservice.server import JobServiceServer
+from tests.emulator.faults import FaultPlan
 
 
-class JobServiceEmulator:
+class JobServiceEmulator(JobServiceServer):
     """A local google.cloud.aiplatform.v1.JobService; point a JobServiceClient's channel at `address`."""
 
-    def __init__(self):
-        self._store = JobStore()
-        self._server: grpc.Server | None = None
-        self._executor: ThreadPoolExecutor | None = None
-        self._stopped: threading.Event | None = None
-        self.address: str | None = None
-
-    def start(self) -> str:
-        if self._server is not None:
-            raise RuntimeError(f"emulator already serving on {self.address}")
-        self._executor = ThreadPoolExecutor(max_workers=8, thread_name_prefix="job-service-emulator")
-        self._stopped = threading.Event()  # one per run, so a restart cannot put back to sleep calls a stop woke
-        servicer = JobServiceServicer(self._store, self._stopped)
-        self._server = grpc.server(self._executor, handlers=servicer.handlers())
-        port = self._server.add_insecure_port("127.0.0.1:0")
-        self._server.start()
-        self.address = f"127.0.0.1:{port}"
-        return self.address
-
-    def stop(self) -> None:
-        if self._server is None:
-            return
-        self._stopped.set()  # first, so delayed calls end now instead of holding executor threads
-        self._server.stop(grace=0).wait()
-        self._executor.shutdown(wait=False)  # grpc does not own the executor it was given
-        self._server = self._executor = None
+    def __init__(self) -> None:
+        super().__init__(JobStore(interposer=FaultPlan))
+        self._store: JobStore = self.store
 
     def __enter__(self) -> "JobServiceEmulator":
         self.start()
@@ -88,7 +66,7 @@ class JobServiceEmulator:
         Where several faults match a call the earliest injected one wins."""
         _check_rpc(rpc)
         with self._store.lock:
-            self._store.faults.inject(rpc, code, calls, times, message, after_apply)
+            self._faults().inject(rpc, code, calls, times, message, after_apply)
 
     def delay(
         self,
@@ -104,7 +82,7 @@ class JobServiceEmulator:
         still leaves its effect behind; False waits first. stop() ends every pending wait at once."""
         _check_rpc(rpc)
         with self._store.lock:
-            self._store.faults.delay(rpc, seconds, calls, times, after_apply)
+            self._faults().delay(rpc, seconds, calls, times, after_apply)
 
     def create_lands_late(
         self,
@@ -126,7 +104,7 @@ class JobServiceEmulator:
         still its own time. reset() cancels every pending landing, including one whose call is in flight;
         clear_faults() drops only those not yet called, and stop() none (the backend goes on)."""
         with self._store.lock:
-            self._store.faults.lands_late("CreateCustomJob", seconds, code, calls, times)
+            self._faults().lands_late("CreateCustomJob", seconds, code, calls, times)
 
     def list_lag(self, seconds: float) -> None:
         """ListCustomJobs shows a job only `seconds` after it landed (created, landed late, or restored);
@@ -241,6 +219,12 @@ class JobServiceEmulator:
     def remove(self, name: str) -> None:
         """Delete out of band, as if from the console."""
         self._store.remove(name)
+
+
+    def _faults(self) -> FaultPlan:
+        plan = self._store.faults
+        assert isinstance(plan, FaultPlan)
+        return plan
 
 
 def _check_rpc(rpc: str) -> None:

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 import grpc
 
-from tests.emulator.errors import ApiError
+from sandbox.jobservice.errors import ApiError
 
 # What Google's front end says for each code, so a client's logs and error matching see the real text.
 GOOGLE_MESSAGES = {

@@ -8,8 +8,8 @@ from collections import defaultdict, deque
 
 import grpc
 
-from tests.emulator.clock import Clock
-from tests.emulator.errors import ApiError
+from sandbox.jobservice.clock import Clock
+from sandbox.jobservice.errors import ApiError
 
 WINDOW_SECONDS = 60.0
 

@@ -1,28 +1,40 @@
-"""The emulator's jobs, operations, call counts, faults and quota, and the CustomJob state machine, under one lock."""
+"""JobStore: the emulated JobService's jobs, operations, call counts and quotas, and the CustomJob state
+machine, under one lock.
+
+What it emulates of Vertex besides the API: the per-region quotas (quota.py), a list that shows a job
+only some time after it landed (list_lag), a create that lands after its caller was told it failed
+(create_later), Spot capacity running out in a region (spot_stockouts). With a `journal` file the jobs
+outlive the process: every change is written to it whole (a temporary file renamed over it), and a new
+store reads it back, so a sandbox that was killed finds its jobs, and never submits one again because
+it forgot it. Operations, call counts and landings still pending are not kept: they are the moment's.
+"""
 
 import heapq
 import itertools
+import json
+import os
 import random
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 
 import grpc
 from google.cloud import aiplatform_v1
 from google.longrunning import operations_pb2
-from google.protobuf import any_pb2, empty_pb2
+from google.protobuf import any_pb2, empty_pb2, json_format
 from google.rpc import status_pb2
 
-from tests.emulator.errors import ApiError, invalid
-from tests.emulator.faults import Delay, Fault, FaultPlan
-from tests.emulator.filters import compile_filter
-from tests.emulator.lifecycle import PREEMPTION, STOCKOUT_ERROR, Step
-from tests.emulator.quota import CRUD_RPCS, SUBMITTING_RPCS, SubmissionQuota, crud_exceeded, exceeded
-from tests.emulator.validation import PARENT, check_custom_job, check_parent
+from sandbox.jobservice.errors import ApiError, invalid
+from sandbox.jobservice.filters import compile_filter
+from sandbox.jobservice.interposer import CallDelay, CallFault, Interposer, NoInterposer
+from sandbox.jobservice.lifecycle import PREEMPTION, STOCKOUT_ERROR, JobError, Step
+from sandbox.jobservice.quota import CRUD_RPCS, SUBMITTING_RPCS, SubmissionQuota, crud_exceeded, exceeded
+from sandbox.jobservice.validation import PARENT, check_custom_job, check_parent
 
 CustomJob = aiplatform_v1.CustomJob
 S = aiplatform_v1.JobState
@@ -55,15 +67,19 @@ class _Landing:
 
 
 class JobStore:
-    def __init__(self):
+    def __init__(self, interposer: Callable[[], Interposer] = NoInterposer, journal: Path | None = None):
+        self._interposer = interposer  # made anew by reset(): the tests' fault plan, or none
+        self._journal = journal
         self.lock = threading.Lock()
         self.generation = 0  # bumped by reset(), so a call begun before it cannot land a job after it
         self._clear()
+        if journal is not None and journal.exists():
+            self._read_journal(journal)
 
     def _clear(self) -> None:
         self.calls: Counter = Counter()
         self.failures: Counter = Counter()  # (rpc, status code name) of every error answered
-        self.faults = FaultPlan()
+        self.faults: Interposer = self._interposer()
         self.quota: SubmissionQuota | None = None  # job submissions: CreateCustomJob, DeleteCustomJob
         self.crud_quota: SubmissionQuota | None = None  # every other call
         self.hold_cancelling = False
@@ -82,10 +98,11 @@ class JobStore:
         self._landings: list[_Landing] = []  # a heap: creates answered with an error that land later
         self._landed: dict[str, float] = {}  # name -> monotonic time it landed, for list_lag
         self.list_lag = 0.0  # ListCustomJobs shows a job only this many seconds after it landed
+        self._dirty = False  # a job changed since the journal was last written
 
     # --- call bookkeeping, for the servicer's dispatch ------------------------------------
 
-    def begin(self, rpc: str) -> tuple[Fault | None, Delay | None, int]:
+    def begin(self, rpc: str) -> tuple[CallFault | None, CallDelay | None, int]:
         """Count the call, then what the fault plan has in store for that call number, and the
         generation (see reset) the call belongs to."""
         with self.lock:
@@ -235,6 +252,17 @@ class JobStore:
             self._jobs[job.name] = _copy(job)
             self._seq[job.name] = next(self._counter)
             self._landed[job.name] = time.monotonic()
+            self._dirty = True
+
+    def move(self, name: str, expected: S, state: S, error: JobError | None = None) -> bool:
+        """Put the job in `state` if it is still in `expected`: the sandbox's runner moves a job along
+        only from the state it saw, so a cancel that came in meanwhile wins. False if it was not."""
+        with self._current():
+            job = self._jobs.get(name)
+            if job is None or job.state != expected:
+                return False
+            self._transition(job, state, error)
+            return True
 
     def set_state(self, name: str, state, error=None) -> None:
         state = S[state] if isinstance(state, str) else S(state)
@@ -249,6 +277,7 @@ class JobStore:
                     job._pb.ClearField(f"{field}_time")
                 elif value is not None:
                     setattr(job, f"{field}_time", datetime.fromisoformat(value.replace("Z", "+00:00")))
+            self._dirty = True
 
     def advance(self, name: str) -> None:
         with self._current():
@@ -294,7 +323,10 @@ class JobStore:
         is the store as of now, whichever call happens to come first after a landing's time."""
         with self.lock:
             self._land_due()
-            yield
+            try:
+                yield
+            finally:
+                self._write_journal()
 
     def _land_due(self) -> None:
         now = time.monotonic()
@@ -315,9 +347,33 @@ class JobStore:
         self._jobs[name] = stored
         self._seq[name] = next(self._counter)
         self._landed[name] = landed
+        self._dirty = True
         if self._queued_scripts:
             self._scripts[name] = deque(self._queued_scripts.popleft())
         return stored
+
+    # --- the journal; the lock is held ----------------------------------------------------
+
+    def _write_journal(self) -> None:
+        if self._journal is None or not self._dirty:
+            return
+        body = [json_format.MessageToDict(CustomJob.pb(job)) for job in self._jobs.values()]  # creation order
+        partial = self._journal.with_name(self._journal.name + ".partial")
+        partial.write_text(json.dumps({"version": 1, "jobs": body}, indent=1))
+        os.replace(partial, self._journal)  # whole or not at all, whenever the process dies
+        self._dirty = False
+
+    def _read_journal(self, journal: Path) -> None:
+        try:
+            body = json.loads(journal.read_text())
+            jobs = [CustomJob.wrap(json_format.ParseDict(entry, CustomJob.pb()())) for entry in body["jobs"]]
+        except (OSError, ValueError, KeyError, TypeError, json_format.ParseError) as problem:
+            raise ValueError(f"{journal} is not a job journal this sandbox wrote: {problem}") from None
+        landed = time.monotonic()
+        for job in jobs:
+            self._jobs[job.name] = job
+            self._seq[job.name] = next(self._counter)
+            self._landed[job.name] = landed
 
     # --- helpers; the lock is held --------------------------------------------------------
 
@@ -327,6 +383,7 @@ class JobStore:
         return self._jobs[name]
 
     def _drop(self, name: str) -> None:
+        self._dirty = True
         del self._jobs[name], self._seq[name], self._landed[name]
         self._cancel_gets.pop(name, None)
         self._scripts.pop(name, None)
@@ -363,6 +420,7 @@ class JobStore:
             job.start_time = job.end_time
 
     def _transition(self, job: CustomJob, state: S, error=None) -> None:
+        self._dirty = True
         now = _now()
         job.state = state
         job.update_time = now

@@ -9,9 +9,9 @@ from google.cloud.aiplatform_v1.types import job_service
 from google.longrunning import operations_pb2
 from google.protobuf import empty_pb2
 
-from tests.emulator.errors import ApiError
-from tests.emulator.faults import Delay, Fault
-from tests.emulator.store import JobStore
+from sandbox.jobservice.errors import ApiError
+from sandbox.jobservice.interposer import CallDelay, CallFault
+from sandbox.jobservice.models import JobStore
 
 JOB_SERVICE = "google.cloud.aiplatform.v1.JobService"
 OPERATIONS = "google.longrunning.Operations"
@@ -85,7 +85,7 @@ class JobServiceServicer:
 
         return call
 
-    def _apply(self, rpc: str, handler: Callable, request, fault: Fault | None, generation: int):
+    def _apply(self, rpc: str, handler: Callable, request, fault: CallFault | None, generation: int):
         if fault and not fault.after_apply and fault.lands_after is None:
             raise fault.error()
         resource = getattr(request, "name", "") or getattr(request, "parent", "")
@@ -100,7 +100,7 @@ class JobServiceServicer:
             raise fault.error()  # after_apply: done, but the client hears it failed
         return answer
 
-    def _wait(self, delay: Delay, context: grpc.ServicerContext) -> None:
+    def _wait(self, delay: CallDelay, context: grpc.ServicerContext) -> None:
         # Sleep on the stop event, not time.sleep: a stopping emulator must not wait out a long delay,
         # nor carry out a request whose client is gone.
         if self._stopped.wait(delay.seconds):

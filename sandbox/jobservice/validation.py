@@ -5,7 +5,7 @@ import unicodedata
 
 from google.cloud import aiplatform_v1
 
-from tests.emulator.errors import invalid
+from sandbox.jobservice.errors import invalid
 
 PARENT = re.compile(r"projects/(?P<project>[^/]+)/locations/(?P<location>[^/]+)")
 _LABEL_KEY = re.compile(r"[a-z][a-z0-9_-]{0,62}")

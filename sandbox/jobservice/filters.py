@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from google.cloud import aiplatform_v1
 
-from tests.emulator.errors import invalid
+from sandbox.jobservice.errors import invalid
 
 Predicate = Callable[[aiplatform_v1.CustomJob], bool]
 

@@ -1,0 +1,1 @@
+"""The local sandbox: the stack's program under the real engine against local services, on this machine."""
