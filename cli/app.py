@@ -12,7 +12,7 @@ import sys
 
 import typer
 
-from cli import cancel, diff, logs, output, policy, render, report, status, sweep, validate
+from cli import cancel, diff, logs, output, policy, render, report, sandbox, status, sweep, validate
 
 app = typer.Typer(
     name="spot-training",
@@ -53,7 +53,7 @@ def _verbs(
 
 
 # Each verb module registers its own command; add a module here to add a verb.
-for verb in (validate, render, policy, diff, status, report, cancel, logs, sweep):
+for verb in (validate, render, policy, diff, status, report, cancel, logs, sweep, sandbox):
     verb.register(app)
 # The command list shows each verb's first paragraph whole (click cuts it at about 45 characters with "...").
 for command in app.registered_commands:

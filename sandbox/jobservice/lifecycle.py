@@ -34,3 +34,12 @@ def _parse(spec: StepSpec) -> Step:
     if name not in S.__members__:
         raise ValueError(f"unknown job state {name!r} in script step {spec!r}")
     return S[name], error
+
+
+def stockout_error(replica: str, restarts: int) -> JobError:
+    """The error of a job whose Spot VMs were taken back for good, after `restarts` restarts."""
+    return (
+        8,
+        f"The replica {replica} could not be scheduled: Spot VM capacity was reclaimed (STOCKOUT). "
+        f"The job was restarted {restarts} times and failed.",
+    )

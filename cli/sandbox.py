@@ -1,0 +1,167 @@
+"""`spot-training sandbox up | down | preempt STACK ...`: the stack on this machine, no Google Cloud.
+
+The stack's own program under the real Pulumi engine, against local services:
+the project's JobService emulator, which runs a pythonPackageSpec job's code
+(and simulates a containerSpec job's), Cloud Storage (fake-gcs-server) and a
+stand-in for the `gcp` and `docker-build` plugins. Nothing reaches Google and
+no credential is read. docs/sandbox.md has the whole walk.
+
+Exit codes: 0 done, 1 the update failed or a preemption was refused, 2 bad
+input (an unknown stack or job, a taken port, no engine, Go missing).
+"""
+
+from __future__ import annotations
+
+import typer
+
+from cli import arguments, output
+
+sandbox_app = typer.Typer(
+    name="sandbox", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None,
+    help="The stack on this machine: the real engine, local services, jobs that train, Spot preemptions on demand.",
+)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(sandbox_app, name="sandbox")
+
+
+def _fail(message: str, code: int = 2) -> typer.Exit:
+    output.error(message)
+    return typer.Exit(code)
+
+
+def _duration(text: str | None, option: str) -> float:
+    """30, 30s, 5m, 1h -> seconds; exit 2 naming the option otherwise."""
+    if text is None:
+        return 0.0
+    units = {"s": 1, "m": 60, "h": 3600}
+    number, unit = (text[:-1], text[-1]) if text and text[-1] in units else (text, "s")
+    try:
+        seconds = float(number) * units[unit]
+    except ValueError:
+        raise _fail(f"{option} {text!r} is not a duration: write seconds (90, 90s), minutes (5m) or hours (1h)") from None
+    if seconds <= 0:
+        raise _fail(f"{option} must be more than 0, got {text!r}")
+    return seconds
+
+
+def _known_stack(stack: str) -> None:
+    from stack_config import stack_file
+
+    if "/" in stack or not stack_file.path(stack).is_file():
+        known = ", ".join(sorted(p.name.split(".")[1] for p in stack_file.stacks_dir().glob("Pulumi.*.yaml")))
+        raise _fail(f"no stack {stack!r}: {stack_file.path(stack)} does not exist (stacks: {known})")
+
+
+def _known_job(stack: str, job: str) -> None:
+    import difflib
+
+    from stack_config import stack_file
+
+    teams = ((stack_file.read(stack) or {}).get("spot-training:teams")) or {}
+    jobs = sorted(f"{t}/{j}" for t, body in teams.items() for j in ((body or {}).get("jobs") or {}))
+    if job not in jobs:
+        near = difflib.get_close_matches(job, jobs, n=1)
+        raise _fail(f"{job} is not a job of stack {stack} (its jobs: {', '.join(jobs)})" + (f"; did you mean {near[0]}?" if near else ""))
+
+
+@sandbox_app.command(name="up")
+def up(
+    stack: str = arguments.STACK,
+    port: int = typer.Option(0, "--port", help="the JobService's port (default: any free one)"),
+    storage_port: int = typer.Option(0, "--storage-port", help="Cloud Storage's port (default: any free one)"),
+    run_for: str = typer.Option("30s", "--run-for", metavar="DURATION", help="how long a simulated (containerSpec) job runs"),
+    preempt_every: str = typer.Option(None, "--preempt-every", metavar="DURATION", help="chaos: preempt each running SPOT job about this often"),
+    seed: int = typer.Option(0, "--seed", help="the chaos mode's random seed"),
+    grace: str = typer.Option("30s", "--grace", metavar="DURATION", help="the chaos mode's grace period between SIGTERM and SIGKILL"),
+) -> None:
+    """Run the stack's program under the real engine against local services; its jobs train here.
+
+    \b
+    Examples:
+      spot-training sandbox up dev
+      spot-training sandbox up dev --preempt-every 2m --seed 7
+    """
+    from sandbox import commands, engine, services
+    from sandbox.jobservice.developer_api import DeveloperError
+    from sandbox.stack import SandboxRefused
+
+    _known_stack(stack)
+    try:
+        done = commands.up(
+            stack, print, port, storage_port, _duration(run_for, "--run-for"), _duration(preempt_every, "--preempt-every"),
+            seed, _duration(grace, "--grace"),
+        )
+    except (engine.EngineMissing, services.ServiceError, SandboxRefused, DeveloperError) as problem:
+        raise _fail(str(problem)) from None
+    except Exception as problem:  # the Automation API's errors carry the engine's whole output, printed already
+        if type(problem).__module__.startswith("pulumi.automation"):
+            raise _fail(f"the update of stack {stack} in the sandbox failed (its output is above)", 1) from None
+        raise
+    print()
+    print(f"In the sandbox ({done.engine.describe()}):")
+    for job, about in sorted(done.jobs.items()):
+        how = "simulated: its image is not run (docs/sandbox.md)" if about["simulated"] else "runs its code here"
+        print(f"  {job}: {about['name'] or 'not submitted'} {about['state'].removeprefix('JOB_STATE_')}, {how}")
+    if preempt_every:
+        print(f"  chaos: every running SPOT job preempted about every {preempt_every} (seed {seed})")
+    print(f"Watch: spot-training status {stack} --sandbox; logs: spot-training logs {stack} TEAM/JOB --sandbox --follow")
+    if done.result != "succeeded":
+        raise typer.Exit(1)
+
+
+@sandbox_app.command(name="down")
+def down(stack: str = arguments.STACK) -> None:
+    """Destroy the stack in the sandbox (its jobs cancelled and deleted, as `pulumi destroy` does) and stop its services.
+
+    \b
+    Examples:
+      spot-training sandbox down dev
+    """
+    from sandbox import commands, engine, services
+    from sandbox.stack import SandboxRefused
+
+    try:
+        stopped = commands.down(stack, print)
+    except (engine.EngineMissing, services.ServiceError, SandboxRefused) as problem:
+        raise _fail(str(problem)) from None
+    except Exception as problem:
+        if type(problem).__module__.startswith("pulumi.automation"):
+            raise _fail(f"the destroy of stack {stack} in the sandbox failed (its output is above)", 1) from None
+        raise
+    print(f"sandbox {stack}: down ({len(stopped)} services stopped)" if stopped else f"sandbox {stack}: nothing was running")
+
+
+@sandbox_app.command(name="preempt")
+def preempt(
+    stack: str = arguments.STACK,
+    job: str = arguments.TEAM_JOB,
+    replica: str = typer.Option(None, "--replica", metavar="POOL:INDEX", help="the replica whose VM is reclaimed (default: every replica)"),
+    grace: str = typer.Option("30s", "--grace", metavar="DURATION", help="between SIGTERM and SIGKILL (Compute Engine's Spot shutdown period: 30 s)"),
+    for_good: bool = typer.Option(False, "--for-good", help="no restart: the job ends FAILED with STOCKOUT"),
+    hard: bool = typer.Option(False, "--hard", help="SIGKILL at once, as when the grace period is not honoured"),
+) -> None:
+    """Reclaim a running SPOT job's VMs, as Compute Engine does: SIGTERM, then SIGKILL after the grace period; Vertex then restarts the job, up to six times.
+
+    \b
+    Examples:
+      spot-training sandbox preempt dev tabular/baseline
+      spot-training sandbox preempt dev tabular/baseline --for-good
+      spot-training sandbox preempt dev tabular/baseline --hard --replica 0:0
+    """
+    from sandbox import commands
+    from sandbox.jobservice.developer_api import DeveloperError
+    from sandbox.jobservice.replicas import Place
+
+    _known_stack(stack)
+    _known_job(stack, job)
+    if replica:
+        try:
+            Place.parse(replica)
+        except ValueError as problem:
+            raise _fail(str(problem)) from None
+    try:
+        print(commands.preempt(stack, job, replica, 0.0 if hard else _duration(grace, "--grace"), for_good))
+    except DeveloperError as problem:
+        raise _fail(str(problem), 1) from None

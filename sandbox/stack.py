@@ -1,0 +1,199 @@
+"""SandboxStack: the stack's own program under the real engine, in the sandbox's workspace.
+
+The engine runs a copy of the project as a user has it checked out, in
+.sandbox/<stack>/project/: the repository's Pulumi.yaml (so `refresh: always`
+holds), `__main__.py` and what it imports (symlinks: an edit shows at the next
+`up`), and a copy of the user's stack file, made again at every `up` with the
+sandbox's own encryption salt in place of the user's. The user's file is never
+written: the sandbox's state, passphrase and salt are not theirs.
+
+The program runs on the Automation API's inline route, in this process
+(sandbox/engine.py says why): the same `__main__.py` a `pulumi up` runs, with
+this process's environment pointed at the sandbox (endpoints.py).
+
+Exactly once: at most one sandbox command works on a stack at a time (a file
+lock, up.lock). Holding it, a Pulumi lock left in the sandbox's backend can
+only be a killed command's, and is cleared (`pulumi cancel`); so are the
+plugins it left running (they carry this workspace's PULUMI_HOME). The jobs a
+killed `up` submitted are found by the provider's own look by label on the next
+`up` and adopted (docs/lifecycle.md): the sandbox adds nothing to that.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import runpy
+import secrets
+import shutil
+import signal
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pulumi import automation as auto
+
+from sandbox.endpoints import CREDENTIAL_VARIABLES, Endpoints
+from sandbox.engine import Engine
+from sandbox.workspace import ROOT, Workspace
+
+# What the program and the dynamic provider host import, as the checkout has them.
+PROJECT_FILES = ("__main__.py", "components", "stack_config", "images", "training", ".venv")
+# Keys of a stack file that belong to its own secrets provider, not to the sandbox's.
+SECRETS_KEYS = ("encryptionsalt", "secretsprovider", "encryptedkey")
+
+
+class SandboxRefused(RuntimeError):
+    """What the sandbox cannot do with this stack, or right now: the message says why and what to do."""
+
+
+class SandboxStack:
+    def __init__(self, workspace: Workspace, engine: Engine, endpoints: Endpoints) -> None:
+        self.workspace = workspace
+        self.engine = engine
+        self.endpoints = endpoints
+
+    @property
+    def env(self) -> dict[str, str]:
+        return {
+            **self.engine.environment(self.workspace),
+            **self.endpoints.environment(self.workspace),
+            "PULUMI_RUNTIME_VIRTUALENV": str(ROOT / ".venv"),  # the dynamic provider host's interpreter
+        }
+
+    def prepare(self, user_stack_file: Path) -> None:
+        """The project copy, the passphrase and the stack file, as the engine will read them."""
+        ws = self.workspace
+        for folder in (ws.project_dir / "stacks", ws.state_dir, ws.pulumi_home, ws.gcloud_dir):
+            folder.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / "Pulumi.yaml", ws.project_dir / "Pulumi.yaml")
+        for name in PROJECT_FILES:
+            link = ws.project_dir / name
+            if not link.is_symlink():
+                link.symlink_to(ROOT / name)
+        if not ws.passphrase_file.exists():
+            ws.passphrase_file.touch(mode=0o600)
+            ws.passphrase_file.write_text(secrets.token_urlsafe(32))
+        config = yaml.safe_load(user_stack_file.read_text()) or {}
+        if _has_secure_values(config.get("config")):
+            raise SandboxRefused(
+                f"{user_stack_file} holds values encrypted by its own secrets provider, which the sandbox cannot "
+                "decrypt: give them plain test values in a copy of the stack (docs/sandbox.md, Secrets)"
+            )
+        ours = self.stack_file
+        kept = yaml.safe_load(ours.read_text()) if ours.exists() else {}
+        body = {k: v for k, v in config.items() if k not in SECRETS_KEYS}
+        body |= {k: v for k, v in (kept or {}).items() if k in SECRETS_KEYS}  # the sandbox's salt, once made
+        ours.write_text(yaml.safe_dump(body, sort_keys=False))
+
+    @property
+    def stack_file(self) -> Path:
+        return self.workspace.project_dir / "stacks" / f"Pulumi.{self.workspace.stack}.yaml"
+
+    def up(self, on_output: Callable[[str], None]) -> auto.UpResult:
+        with self._pointed():
+            stack = self._stack()
+            result = stack.up(on_output=on_output, on_error=on_output, color="never")
+            if self.pending_operations():  # a killed `up`'s creates: the jobs are in state already (docs/lifecycle.md)
+                stack.refresh(clear_pending_creates=True, color="never")
+            return result
+
+    def destroy(self, on_output: Callable[[str], None]) -> auto.DestroyResult | None:
+        if not self.stack_file.exists():
+            return None
+        with self._pointed():
+            return self._stack().destroy(on_output=on_output, on_error=on_output, color="never")
+
+    def outputs(self) -> dict[str, Any]:
+        with self._pointed():
+            return {k: v.value for k, v in self._stack().outputs().items()}
+
+    def export(self) -> dict[str, Any]:
+        with self._pointed():
+            deployment = self._stack().export_stack().deployment
+            return deployment if isinstance(deployment, dict) else {}
+
+    def pending_operations(self) -> list[dict[str, Any]]:
+        state = self._stack().export_stack().deployment or {}
+        return list(state.get("pending_operations") or [])
+
+    def _program(self) -> None:
+        runpy.run_path(str(self.workspace.project_dir / "__main__.py"), run_name="__main__")
+
+    def _stack(self) -> auto.Stack:
+        return auto.create_or_select_stack(
+            self.workspace.stack,
+            project_name="spot-training",
+            program=self._program,
+            opts=auto.LocalWorkspaceOptions(
+                work_dir=str(self.workspace.project_dir),
+                pulumi_command=auto.PulumiCommand(root=str(self.engine.binary.parent.parent), skip_version_check=True),
+                env_vars=self.env,
+            ),
+        )
+
+    @contextmanager
+    def _pointed(self) -> Iterator[None]:
+        """This process's environment pointed at the sandbox (the inline program runs here), put back after."""
+        saved = dict(os.environ)
+        for name in CREDENTIAL_VARIABLES:
+            os.environ.pop(name, None)
+        os.environ.update(self.env)
+        try:
+            yield
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)
+
+
+@contextmanager
+def exclusive(workspace: Workspace, stack: SandboxStack | None = None) -> Iterator[None]:
+    """Hold the stack's sandbox lock; then clear what a killed command left: its plugins, its Pulumi lock."""
+    workspace.root.mkdir(parents=True, exist_ok=True)
+    with (workspace.root / "up.lock").open("w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise SandboxRefused(f"another sandbox command is working on stack {workspace.stack}: wait for it to finish") from None
+        stopped = left_plugins(workspace)
+        for pid in stopped:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        if stack is not None:
+            _clear_stale_lock(stack)
+        yield
+
+
+def left_plugins(workspace: Workspace) -> list[int]:
+    """Processes carrying this workspace's PULUMI_HOME: the CLI and plugins of a command that was killed
+    (called while holding the lock, when no command of this workspace is running)."""
+    needle = f"PULUMI_HOME={workspace.pulumi_home}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            if needle in (entry / "environ").read_bytes().split(b"\0"):
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+def _clear_stale_lock(stack: SandboxStack) -> None:
+    locks = stack.workspace.state_dir / ".pulumi" / "locks"
+    if any(locks.rglob("*.json")) if locks.is_dir() else False:
+        with stack._pointed():
+            stack._stack().cancel()
+
+
+def _has_secure_values(value: Any) -> bool:
+    if isinstance(value, dict):
+        return "secure" in value and len(value) == 1 or any(_has_secure_values(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_secure_values(v) for v in value)
+    return False

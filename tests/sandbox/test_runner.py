@@ -1,0 +1,104 @@
+"""A job in the sandbox runs its code: the example trainer, installed from the job's packageUris,
+trains to SUCCEEDED with the environment Vertex gives it, is preempted and restarted, and resumes."""
+
+from __future__ import annotations
+
+import json
+import time
+
+from google.auth.credentials import AnonymousCredentials
+from google.cloud import storage
+
+from sandbox.jobservice import developer_api
+from tests.sandbox.jobs import BUCKET, PARENT, TERMINAL, client, running, trainer_job, upload_trainer, wait_for
+
+
+def _model(storage_url: str, prefix: str) -> dict[str, bytes]:
+    gcs = storage.Client(project="sandbox", credentials=AnonymousCredentials(), client_options={"api_endpoint": storage_url})
+    return {b.name.removeprefix(prefix): b.download_as_bytes() for b in gcs.list_blobs(BUCKET, prefix=prefix)}
+
+
+def test_a_python_package_job_trains_to_succeeded_with_vertex_s_environment(tmp_path):
+    with running(tmp_path) as (workspace, started):
+        uris = upload_trainer(started.endpoints.storage)
+        jobs = client(started.endpoints.jobservice)
+        output = f"gs://{BUCKET}/outputs/run-1"
+        job = jobs.create_custom_job(parent=PARENT, custom_job=trainer_job(uris, output, ["--steps=2000"]))
+        done = wait_for(jobs, job.name, TERMINAL)
+        job_id = job.name.rsplit("/", 1)[1]
+        log = (workspace.replica_log(job_id, 1, 0, 0)).read_text()
+        assert done.state.name == "JOB_STATE_SUCCEEDED", (done.error, log)
+        assert "no checkpoint: starting at step 0/2000" in log and "trained 2000 steps" in log, log
+        model = _model(started.endpoints.storage, "outputs/run-1/model/")
+        assert set(model) >= {"model.npz", "metrics.json"}, sorted(model)
+        record = json.loads(_model(started.endpoints.storage, "outputs/run-1/checkpoints/progress.json")[""])
+        assert record["jobId"] == job_id and record["step"] == 2000
+
+
+def test_a_failing_trainer_fails_the_job_with_its_exit_status_and_last_lines(tmp_path):
+    with running(tmp_path) as (workspace, started):
+        uris = upload_trainer(started.endpoints.storage)
+        jobs = client(started.endpoints.jobservice)
+        job = jobs.create_custom_job(parent=PARENT, custom_job=trainer_job(uris, f"gs://{BUCKET}/outputs/bad", ["--steps=0"]))
+        done = wait_for(jobs, job.name, TERMINAL)
+        assert done.state.name == "JOB_STATE_FAILED"
+        assert "workerpool0-0 exited with a non-zero status of 2" in done.error.message, done.error.message
+        assert "--steps" in done.error.message  # argparse's complaint, from the log's last lines
+
+
+def test_preempted_restarted_and_resumed_then_stockout_for_good(tmp_path):
+    with running(tmp_path) as (workspace, started):
+        uris = upload_trainer(started.endpoints.storage)
+        jobs = client(started.endpoints.jobservice)
+        address = started.endpoints.jobservice
+        job = jobs.create_custom_job(
+            parent=PARENT, custom_job=trainer_job(uris, f"gs://{BUCKET}/outputs/spot", ["--steps=400000", "--checkpoint-interval=2000"])
+        )
+        job_id = job.name.rsplit("/", 1)[1]
+        wait_for(jobs, job.name, {"JOB_STATE_RUNNING"})
+        first = workspace.replica_log(job_id, 1, 0, 0)
+        _wait(lambda: "checkpoint" in first.read_text() if first.exists() else False, "a first checkpoint")
+        said = developer_api.call(address, "Preempt", {"job": job.name, "grace": 30})
+        assert "restart 1 of 6" in said["message"]
+        second = workspace.replica_log(job_id, 2, 0, 0)
+        _wait(lambda: second.exists() and "resumed from step" in second.read_text(), "attempt 2 resuming")
+        assert "resumed from step 0/" not in second.read_text()
+        assert jobs.get_custom_job(name=job.name).state.name == "JOB_STATE_RUNNING"
+
+        said = developer_api.call(address, "Preempt", {"job": job.name, "grace": 0, "forGood": True})
+        assert "STOCKOUT" in said["message"]
+        done = wait_for(jobs, job.name, TERMINAL)
+        assert done.state.name == "JOB_STATE_FAILED" and done.error.code == 8 and "STOCKOUT" in done.error.message
+        assert developer_api.call(address, "Describe", {})["jobs"][0]["replicas"] == []  # nothing left running
+
+
+def test_a_preemption_of_a_job_that_is_not_running_or_not_on_spot_is_refused(tmp_path):
+    with running(tmp_path) as (_, started):
+        uris = upload_trainer(started.endpoints.storage)
+        jobs = client(started.endpoints.jobservice)
+        standard = jobs.create_custom_job(
+            parent=PARENT, custom_job=trainer_job(uris, f"gs://{BUCKET}/outputs/std", ["--steps=400000"], strategy="STANDARD")
+        )
+        try:
+            developer_api.call(started.endpoints.jobservice, "Preempt", {"job": standard.name})
+        except developer_api.DeveloperError as refused:
+            assert "not RUNNING" in str(refused)
+        else:
+            raise AssertionError("a queued job was preempted")
+        wait_for(jobs, standard.name, {"JOB_STATE_RUNNING"})
+        try:
+            developer_api.call(started.endpoints.jobservice, "Preempt", {"job": standard.name})
+        except developer_api.DeveloperError as refused:
+            assert "not SPOT" in str(refused)
+        else:
+            raise AssertionError("a STANDARD job was preempted")
+        jobs.cancel_custom_job(name=standard.name)
+        assert wait_for(jobs, standard.name, TERMINAL).state.name == "JOB_STATE_CANCELLED"
+
+
+def _wait(condition, what: str, timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.2)
