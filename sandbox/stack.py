@@ -27,6 +27,7 @@ import runpy
 import secrets
 import shutil
 import signal
+import subprocess
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -37,6 +38,7 @@ from pulumi import automation as auto
 
 from sandbox.endpoints import CREDENTIAL_VARIABLES, Endpoints
 from sandbox.engine import Engine
+from sandbox.gcp.storage import Storage
 from sandbox.workspace import ROOT, Workspace
 
 # What the program and the dynamic provider host import, as the checkout has them.
@@ -104,7 +106,18 @@ class SandboxStack:
         if not self.stack_file.exists():
             return None
         with self._pointed():
-            return self._stack().destroy(on_output=on_output, on_error=on_output, color="never")
+            stack = self._stack()
+            # prod's buckets are protected (`pulumi destroy` refuses them): the sandbox's are disposable copies,
+            # so its down lifts the protection in the sandbox's own state first. A real stack is not touched.
+            subprocess.run(
+                [str(self.engine.binary), "state", "unprotect", "--all", "--yes", "--stack", self.workspace.stack, "--non-interactive"],
+                cwd=self.workspace.project_dir, env={**os.environ}, capture_output=True, text=True, check=False,
+            )
+            # ...and empties its buckets, as README's "Destroy" tells a user to for a bucket kept with its data.
+            storage = Storage(self.endpoints.storage)
+            for bucket in storage.buckets():
+                storage.empty(bucket)
+            return stack.destroy(on_output=on_output, on_error=on_output, color="never")
 
     def outputs(self) -> dict[str, Any]:
         with self._pointed():

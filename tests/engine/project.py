@@ -110,7 +110,7 @@ class EngineProject:
         return [c for c in calls if method is None or c["method"] == method]
 
     def gcp_fault(self, method: str, name: str, fault: str, times: int | None = 1, **fields: object) -> None:
-        """The stand-in Google provider answers `method` on resource `name` with `fault` (gcp_stand_in.py):
+        """The stand-in Google provider answers `method` on resource `name` with `fault` (tests/engine/gcp_faults.py):
         the next `times` calls, or every call from now on with `times=None`."""
         rules = json.loads(self.gcp_faults.read_text()) if self.gcp_faults.exists() else []
         rules.append({"method": method, "name": name, "fault": fault, **({} if times is None else {"times": times}), **fields})

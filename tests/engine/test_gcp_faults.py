@@ -1,7 +1,7 @@
 """What a user sees when Google's side fails or changes out of band, under the real CLI.
 
 The stand-in `gcp` plugin fails on cue as terraform-provider-google does under
-Pulumi's bridge (tests/engine/gcp_stand_in.py): a 409 on create, a binding
+Pulumi's bridge (sandbox/gcp/provider.py, with tests/engine/gcp_faults.py): a 409 on create, a binding
 refused while a new service account propagates, a bucket not empty on delete,
 and a Read that finds the resource gone (404) or changed (drift).
 """

@@ -80,7 +80,7 @@ def test_up_killed_during_the_creates_then_up_again_leaves_one_job_each_all_in_s
     # A killed CLI cannot stop its plugins: the stand-in gcp plugin and the dynamic provider host run on,
     # orphaned, until killed (docs/lifecycle.md). The engine_project fixture fails a test that leaves any.
     orphans = {pid: Path(f"/proc/{pid}/cmdline").read_bytes() for pid in plugins if Path(f"/proc/{pid}").exists()}
-    assert any(b"gcp_stand_in.py" in c for c in orphans.values()) and any(b"pulumi.dynamic" in c for c in orphans.values()), orphans
+    assert any(b"gcp_faults.py" in c for c in orphans.values()) and any(b"pulumi.dynamic" in c for c in orphans.values()), orphans
     processes.kill(list(orphans))
     submitted = {j.name for j in emulator.jobs()}
     assert len(submitted) == 2
