@@ -97,6 +97,8 @@ class SandboxStack:
     def up(self, on_output: Callable[[str], None]) -> auto.UpResult:
         with self._pointed():
             stack = self._stack()
+            # What `pulumi up` shows before it asks: the preview's steps; then the update and its outputs.
+            stack.preview(on_output=on_output, on_error=on_output, color="never")
             result = stack.up(on_output=on_output, on_error=on_output, color="never")
             if self.pending_operations():  # a killed `up`'s creates: the jobs are in state already (docs/lifecycle.md)
                 stack.refresh(clear_pending_creates=True, color="never")

@@ -58,8 +58,11 @@ RESTART_DELAY = 1.0  # between a preempted replica's end and its restart
 CANCEL_GRACE = 10.0
 MAX_RESTARTS = 6
 SPOT_GRACE = 30.0  # Compute Engine's Spot shutdown period: https://cloud.google.com/compute/docs/instances/spot#preemption
-# Of the runner's own environment, what a replica inherits: the rest is Vertex's (replicas.py).
+# Of the runner's own environment, what a replica inherits: the rest is Vertex's (replicas.py). The numeric
+# libraries' settings too: OPENBLAS_CORETYPE picks other kernels, so without it the same trainer makes other
+# floats here than run directly on this machine (a drill, or a test comparing with a direct run, sees it).
 INHERITED = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TZ", "SYSTEMROOT")
+INHERITED_PREFIXES = ("OPENBLAS_", "OMP_", "MKL_", "GOTO_")
 
 
 class PreemptRefused(ValueError):
@@ -238,7 +241,7 @@ class Runner:
             return
         job_places = places(spec)
         hosts = free_hosts(job_places)
-        base = {k: v for k, v in os.environ.items() if k in INHERITED} | self._extra_env
+        base = {k: v for k, v in os.environ.items() if k in INHERITED or k.startswith(INHERITED_PREFIXES)} | self._extra_env
         for place in job_places:
             pool = spec["workerPoolSpecs"][place.pool]
             package = pool.get("pythonPackageSpec") or {}
