@@ -23,6 +23,7 @@ def cancel(
     stack: str = arguments.STACK,
     job: str = arguments.TEAM_JOB,
     location: list[str] = arguments.LOCATIONS,
+    sandbox: bool = arguments.SANDBOX,
 ) -> None:
     """Cancel the job's active Vertex AI job(s). Needs Google credentials.
 
@@ -30,6 +31,8 @@ def cancel(
     Examples:
       spot-training cancel dev vision/resnet-smoke
     """
+    if sandbox:
+        deployed.enter_sandbox(stack)
     from components.spot_job.client import job_service
     from components.spot_job.model import states
 

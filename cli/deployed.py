@@ -41,6 +41,17 @@ def load(stack: str) -> Stack:
         raise typer.Exit(2) from None
 
 
+def enter_sandbox(stack: str) -> None:
+    """Point this command at the stack's sandbox (sandbox/endpoints.py), or exit 2 saying how to start it."""
+    from sandbox.endpoints import SandboxNotRunning, enter
+
+    try:
+        enter(stack)
+    except SandboxNotRunning as problem:
+        output.error(str(problem))
+        raise typer.Exit(2) from None
+
+
 def submissions(stack: str, job: str, location: list[str]) -> tuple[Any, list[str], list[dict[str, Any]]]:
     """The stack, where its job TEAM/JOB may be, and every submission of that job (cancel, logs)."""
     team, name = team_job(job)

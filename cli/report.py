@@ -27,6 +27,7 @@ def report(
     as_json: bool = typer.Option(False, "--json", help="print JSON instead of a table"),
     since: str = typer.Option(None, "--since", metavar="DATE", help="only run time from DATE (YYYY-MM-DD, UTC, or an RFC 3339 time)"),
     location: list[str] = arguments.LOCATIONS,
+    sandbox: bool = arguments.SANDBOX,
 ) -> None:
     """What each job's attempts cost on their strategy, what STANDARD would have cost, the saving and the stockouts' cost; totals per team and stack. Needs Google credentials.
 
@@ -35,6 +36,8 @@ def report(
       spot-training report dev --since 2026-12-01
       spot-training report dev --json
     """
+    if sandbox:
+        deployed.enter_sandbox(stack)
     from components.spot_job.model import submission_labels
     from operations import report as costs
     from stack_config.prices import PricesError, table

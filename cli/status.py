@@ -27,6 +27,7 @@ def register(app: typer.Typer) -> None:
 def status(
     stack: str = arguments.STACK,
     location: list[str] = arguments.LOCATIONS,
+    sandbox: bool = arguments.SANDBOX,
 ) -> None:
     """The stack's jobs on Vertex AI: state, attempt, strategy, region, start and end, console link. Needs Google credentials.
 
@@ -35,6 +36,8 @@ def status(
       spot-training status dev
       spot-training status dev --location us-east1
     """
+    if sandbox:
+        deployed.enter_sandbox(stack)
     from components.spot_job.model import submission_labels
 
     target = deployed.load(stack)

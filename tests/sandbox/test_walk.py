@@ -49,7 +49,13 @@ def test_up_train_preempt_for_good_up_resume_report_down(tmp_path):
     stacks, home, stack = tmp_path / "stacks", tmp_path / "sandbox", "walk"
     stack_like_dev(stacks, stack, STEPS)
     env = environment(stacks, home)
+    try:
+        _walk(home, stack, env, tmp_path)
+    finally:
+        spot_training(env, "sandbox", "down", stack)  # a failure above must not leave the services running
 
+
+def _walk(home: Path, stack: str, env: dict[str, str], tmp_path: Path) -> None:
     up = spot_training(env, "sandbox", "up", stack)
     assert up.returncode == 0, up.stdout + up.stderr
     assert "engine: pulumi " in up.stdout and "Outputs:" in up.stdout
