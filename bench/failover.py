@@ -55,8 +55,8 @@ from components.spot_job.model import states as job_states
 from components.spot_job.model.job_inputs import JobInputs
 from components.spot_job.model.job_state import JobState
 from components.spot_job.provider import SpotTrainingJobProvider
-from tests.emulator import JobServiceEmulator
 from sandbox.jobservice.lifecycle import STOCKOUT_ERROR
+from tests.emulator import JobServiceEmulator
 from tests.fixtures import docs_request_body
 from tests.program import render
 from tests.provider_host import deserialize

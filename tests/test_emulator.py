@@ -13,8 +13,8 @@ from google.api_core import exceptions
 from google.cloud import aiplatform_v1
 from google.cloud.aiplatform_v1.services.job_service.transports import JobServiceGrpcTransport
 
-from tests.emulator import STOCKOUT_ERROR, JobServiceEmulator
 from sandbox.jobservice.quota import SubmissionQuota
+from tests.emulator import STOCKOUT_ERROR, JobServiceEmulator
 
 PARENT = "projects/acme/locations/us-central1"
 S = aiplatform_v1.JobState
