@@ -47,23 +47,20 @@ def _duration(text: str | None, option: str) -> float:
 
 
 def _known_stack(stack: str) -> None:
-    from stack_config import stack_file
+    """Exit 2 naming the stacks there are, as every verb does for an unknown one (cli/deployed.py)."""
+    from cli import deployed
 
-    if "/" in stack or not stack_file.path(stack).is_file():
-        known = ", ".join(sorted(p.name.split(".")[1] for p in stack_file.stacks_dir().glob("Pulumi.*.yaml")))
-        raise _fail(f"no stack {stack!r}: {stack_file.path(stack)} does not exist (stacks: {known})")
+    deployed.load(stack)
 
 
 def _known_job(stack: str, job: str) -> None:
-    import difflib
-
+    from cli import deployed
     from stack_config import stack_file
 
     teams = ((stack_file.read(stack) or {}).get("spot-training:teams")) or {}
     jobs = sorted(f"{t}/{j}" for t, body in teams.items() for j in ((body or {}).get("jobs") or {}))
     if job not in jobs:
-        near = difflib.get_close_matches(job, jobs, n=1)
-        raise _fail(f"{job} is not a job of stack {stack} (its jobs: {', '.join(jobs)})" + (f"; did you mean {near[0]}?" if near else ""))
+        raise _fail(deployed.not_a_job(job, stack, jobs))
 
 
 @sandbox_app.command(name="up")

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -27,11 +26,10 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+from sandbox import fake_gcs, processes
 from sandbox.endpoints import CREDENTIAL_VARIABLES, Endpoints
 from sandbox.workspace import ROOT, Workspace
 
-FAKE_GCS = ROOT / ".engine" / "bin" / "fake-gcs-server"
-FAKE_GCS_BUILD = ROOT / "tools" / "gcs" / "build.sh"
 START_TIMEOUT = 30.0
 
 
@@ -62,7 +60,10 @@ def ensure(workspace: Workspace, port: int = 0, storage_port: int = 0, run_for: 
     workspace.root.mkdir(parents=True, exist_ok=True)
     for folder in (workspace.storage_dir, workspace.runs_dir, workspace.gcloud_dir):
         folder.mkdir(parents=True, exist_ok=True)
-    binary = _fake_gcs()
+    try:
+        binary = fake_gcs.ensure_binary()
+    except fake_gcs.Unavailable as unavailable:
+        raise ServiceError(str(unavailable)) from None
     storage_port = storage_port or _free_port()
     storage_url = f"http://127.0.0.1:{storage_port}"
     log = workspace.service_log.open("ab")
@@ -129,32 +130,18 @@ def _terminate(pid: int) -> None:
     except ProcessLookupError:
         return
     deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and _alive(pid):
+    while time.monotonic() < deadline and processes.alive(pid):
         time.sleep(0.1)
-    if _alive(pid):
+    if processes.alive(pid):
         try:
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
 
 
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    if state == "Z":
-        try:
-            os.waitpid(pid, os.WNOHANG)  # our own child, exited: reap it
-        except ChildProcessError:
-            pass
-        return False
-    return True
-
-
 def _ours(pid: int, workspace: Workspace) -> bool:
     """Alive, and started for this workspace: its command line names the workspace (a reused pid does not)."""
-    if not _alive(pid):
+    if not processes.alive(pid):
         return False
     try:
         command = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
@@ -162,20 +149,6 @@ def _ours(pid: int, workspace: Workspace) -> bool:
         return False
     root = str(workspace.root).encode()
     return any(part == root or part.startswith(root + b"/") for part in command)
-
-
-def _fake_gcs() -> Path:
-    if FAKE_GCS.is_file():
-        return FAKE_GCS
-    if shutil.which("go") is None:
-        raise ServiceError(
-            f"Cloud Storage's stand-in ({FAKE_GCS.relative_to(ROOT)}) is not built and Go is not installed: "
-            "install Go (https://go.dev/doc/install), then run tools/gcs/build.sh"
-        )
-    done = subprocess.run([str(FAKE_GCS_BUILD)], capture_output=True, text=True)
-    if done.returncode != 0:
-        raise ServiceError(f"tools/gcs/build.sh failed: {done.stderr.strip().splitlines()[-1] if done.stderr.strip() else done.returncode}")
-    return FAKE_GCS
 
 
 def _free_port() -> int:

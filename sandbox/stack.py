@@ -36,10 +36,12 @@ from typing import Any
 import yaml
 from pulumi import automation as auto
 
+from sandbox import processes
 from sandbox.endpoints import CREDENTIAL_VARIABLES, Endpoints
 from sandbox.engine import Engine
 from sandbox.gcp.storage import Storage
 from sandbox.workspace import ROOT, Workspace
+from stack_config import stack_file
 
 # What the program and the dynamic provider host import, as the checkout has them.
 PROJECT_FILES = ("__main__.py", "components", "stack_config", "images", "training", ".venv")
@@ -79,7 +81,7 @@ class SandboxStack:
             ws.passphrase_file.touch(mode=0o600)
             ws.passphrase_file.write_text(secrets.token_urlsafe(32))
         config = yaml.safe_load(user_stack_file.read_text()) or {}
-        if _has_secure_values(config.get("config")):
+        if any(stack_file.secure_leaves(value) for value in (config.get("config") or {}).values()):
             raise SandboxRefused(
                 f"{user_stack_file} holds values encrypted by its own secrets provider, which the sandbox cannot "
                 "decrypt: give them plain test values in a copy of the stack (docs/sandbox.md, Secrets)"
@@ -186,17 +188,7 @@ def exclusive(workspace: Workspace, stack: SandboxStack | None = None) -> Iterat
 def left_plugins(workspace: Workspace) -> list[int]:
     """Processes carrying this workspace's PULUMI_HOME: the CLI and plugins of a command that was killed
     (called while holding the lock, when no command of this workspace is running)."""
-    needle = f"PULUMI_HOME={workspace.pulumi_home}".encode()
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            if needle in (entry / "environ").read_bytes().split(b"\0"):
-                found.append(int(entry.name))
-        except OSError:
-            continue
-    return found
+    return processes.carrying("PULUMI_HOME", str(workspace.pulumi_home))
 
 
 def _clear_stale_lock(stack: SandboxStack) -> None:
@@ -204,11 +196,3 @@ def _clear_stale_lock(stack: SandboxStack) -> None:
     if any(locks.rglob("*.json")) if locks.is_dir() else False:
         with stack._pointed():
             stack._stack().cancel()
-
-
-def _has_secure_values(value: Any) -> bool:
-    if isinstance(value, dict):
-        return "secure" in value and len(value) == 1 or any(_has_secure_values(v) for v in value.values())
-    if isinstance(value, list):
-        return any(_has_secure_values(v) for v in value)
-    return False

@@ -1,9 +1,7 @@
 """GcsEmulator: fake-gcs-server, the Cloud Storage stand-in, as a subprocess on a free loopback port.
 
-The binary is built from the Go module proxy by tools/gcs/build.sh into
-.engine/bin/ (as the engine is). A test that finds it missing, or built from
-another go.mod, builds it first; pytest's workers may all ask at once, so one
-builds under a file lock and the others wait for it and find it built.
+The binary is the sandbox's (sandbox/fake_gcs.py): built from the Go module
+proxy by tools/gcs/build.sh into .engine/bin/, by whichever test asks first.
 
 google-cloud-storage takes STORAGE_EMULATOR_HOST as its endpoint verbatim,
 scheme included: `http://127.0.0.1:PORT` (`.url`). Without the scheme
@@ -13,67 +11,24 @@ anything (tests/test_gcs_emulator.py shows both).
 
 from __future__ import annotations
 
-import fcntl
-import hashlib
 import os
-import shutil
 import socket
 import subprocess
 import tempfile
 import time
 import urllib.request
-from pathlib import Path
 
 from google.auth.credentials import AnonymousCredentials
 from google.cloud import storage
 
-from tests.program import ROOT
+from sandbox import fake_gcs
 
-MODULE = ROOT / "tools" / "gcs"
-BUILD = MODULE / "build.sh"
-BINARY = ROOT / ".engine" / "bin" / "fake-gcs-server"
-STAMP = BINARY.parent / ".fake-gcs-server.stamp"
-LOCK = ROOT / ".engine" / "fake-gcs-server.lock"
+BINARY = fake_gcs.BINARY
 START_TIMEOUT = 10.0  # seconds; it answers in about 50 ms
 STOP_TIMEOUT = 5.0
-
-
-class EmulatorUnavailable(RuntimeError):
-    """fake-gcs-server could not be built or started: the message says why and what to run."""
-
-
-def _current_stamp() -> str:
-    # build.sh's stamp: sha256 of go.mod, go.sum and the script, as `cat ... | sha256sum` writes it.
-    digest = hashlib.sha256()
-    for path in (MODULE / "go.mod", MODULE / "go.sum", BUILD):
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
-
-
-def _is_built() -> bool:
-    try:
-        return os.access(BINARY, os.X_OK) and STAMP.read_text().strip() == _current_stamp()
-    except FileNotFoundError:
-        return False
-
-
-def ensure_binary() -> Path:
-    """The fake-gcs-server binary tools/gcs/go.mod pins, built once by whichever worker asks first."""
-    if _is_built():
-        return BINARY
-    LOCK.parent.mkdir(parents=True, exist_ok=True)
-    with open(LOCK, "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # the others wait here while one builds
-        if not _is_built():
-            if shutil.which("go") is None:
-                raise EmulatorUnavailable(
-                    f"{BINARY} is missing (or built from another tools/gcs/go.mod) and Go is not installed: run tools/gcs/build.sh "
-                    "(it needs Go and the Go module proxy; .ci/run does) before these tests"
-                )
-            result = subprocess.run([str(BUILD)], capture_output=True, text=True)
-            if result.returncode != 0:
-                raise EmulatorUnavailable(f"tools/gcs/build.sh failed ({result.returncode}):\n{result.stdout}{result.stderr}")
-    return BINARY
+# fake-gcs-server could not be built or started: the message says why and what to run.
+EmulatorUnavailable = fake_gcs.Unavailable
+ensure_binary = fake_gcs.ensure_binary
 
 
 def _free_port() -> int:

@@ -32,6 +32,14 @@ class Storage:
         self.make_bucket(bucket)  # the engine creates the bucket first; a replaced one may be gone meanwhile
         self._client.bucket(bucket).blob(name).upload_from_string(data)
 
+    def read(self, bucket: str, name: str) -> bytes | None:
+        """The object's bytes, None if there is no such object (or bucket)."""
+        try:
+            data: bytes = self._client.bucket(bucket).blob(name).download_as_bytes()
+            return data
+        except exceptions.NotFound:
+            return None
+
     def delete_object(self, bucket: str, name: str) -> None:
         try:
             self._client.bucket(bucket).blob(name).delete()

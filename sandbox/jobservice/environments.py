@@ -42,23 +42,19 @@ def _uv() -> list[str]:
 
 def download(uris: list[str]) -> list[Path]:
     """Each gs:// package, from the sandbox's Cloud Storage (STORAGE_EMULATOR_HOST), into the cache."""
-    from google.api_core import exceptions
-    from google.auth.credentials import AnonymousCredentials
-    from google.cloud import storage  # type: ignore[attr-defined]
+    from sandbox.gcp.storage import Storage
 
-    endpoint = os.environ.get("STORAGE_EMULATOR_HOST")
-    if not endpoint:
+    storage = Storage.from_environment()
+    if storage is None:
         raise PackageError("STORAGE_EMULATOR_HOST is not set: the sandbox has no bucket to read packages from")
-    client = storage.Client(project="sandbox", credentials=AnonymousCredentials(), client_options={"api_endpoint": endpoint})
     files = []
     for uri in uris:
         if not uri.startswith("gs://"):
             raise PackageError(f"packageUris: {uri!r} is not a gs:// URI")
         bucket, _, name = uri[5:].partition("/")
-        try:
-            data = client.bucket(bucket).blob(name).download_as_bytes()
-        except exceptions.NotFound:
-            raise PackageError(f"packageUris: {uri} does not exist in the sandbox's Cloud Storage") from None
+        data = storage.read(bucket, name)
+        if data is None:
+            raise PackageError(f"packageUris: {uri} does not exist in the sandbox's Cloud Storage")
         folder = cache_root() / "packages" / hashlib.sha256(data).hexdigest()[:32]
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / Path(name).name  # pip reads the name and version from the file name

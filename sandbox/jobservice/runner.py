@@ -98,6 +98,7 @@ class Runner:
         self._extra_env = dict(extra_env or {})
         self._runs: dict[str, Run] = {}
         self._preparing: dict[str, Future[Path | None]] = {}
+        self._pythons: dict[str, Path | None] = {}  # job -> the python its replicas run: made once, for every restart
         self._lock = threading.RLock()
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="sandbox-prepare")
         self._stop = threading.Event()
@@ -203,7 +204,7 @@ class Runner:
             return
         del self._preparing[name]
         try:
-            python = future.result()
+            python = self._pythons[name] = future.result()
         except environments.PackageError as problem:
             self._store.move(name, S.JOB_STATE_PENDING, S.JOB_STATE_FAILED, (3, str(problem)))
             return
@@ -211,8 +212,11 @@ class Runner:
             self._launch(job, python)
 
     def _prepared(self, job: aiplatform_v1.CustomJob) -> Path | None:
+        if job.name in self._pythons:
+            return self._pythons[job.name]
         try:
-            return self._environment(_rest(job))
+            python = self._pythons[job.name] = self._environment(_rest(job))
+            return python
         except environments.PackageError as problem:
             self._store.move(job.name, S.JOB_STATE_RUNNING, S.JOB_STATE_FAILED, (3, str(problem)))
             return None

@@ -13,22 +13,9 @@ import signal
 import time
 from pathlib import Path
 
+from sandbox.processes import carrying
 
-def carrying(key: str, value: str) -> list[int]:
-    """The pids of this user's live processes whose environment has key=value (not this process)."""
-    needle = f"{key}={value}".encode()
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            environ = (entry / "environ").read_bytes()
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue  # gone, or not ours
-        if state != "Z" and needle in environ.split(b"\0"):
-            found.append(int(entry.name))
-    return found
+__all__ = ["carrying", "command", "kill", "outliving"]
 
 
 def outliving(key: str, value: str, grace: float = 10.0) -> list[int]:

@@ -4,13 +4,14 @@ trains to SUCCEEDED with the environment Vertex gives it, is preempted and resta
 from __future__ import annotations
 
 import json
-import time
 
+import pytest
 from google.auth.credentials import AnonymousCredentials
 from google.cloud import storage
 
 from sandbox.jobservice import developer_api
 from tests.sandbox.jobs import BUCKET, PARENT, TERMINAL, client, running, trainer_job, upload_trainer, wait_for
+from tests.sandbox.walk import wait
 
 
 def _model(storage_url: str, prefix: str) -> dict[str, bytes]:
@@ -57,11 +58,11 @@ def test_preempted_restarted_and_resumed_then_stockout_for_good(tmp_path):
         job_id = job.name.rsplit("/", 1)[1]
         wait_for(jobs, job.name, {"JOB_STATE_RUNNING"})
         first = workspace.replica_log(job_id, 1, 0, 0)
-        _wait(lambda: "checkpoint" in first.read_text() if first.exists() else False, "a first checkpoint")
+        wait(lambda: "checkpoint" in first.read_text() if first.exists() else False, "a first checkpoint")
         said = developer_api.call(address, "Preempt", {"job": job.name, "grace": 30})
         assert "restart 1 of 6" in said["message"]
         second = workspace.replica_log(job_id, 2, 0, 0)
-        _wait(lambda: second.exists() and "resumed from step" in second.read_text(), "attempt 2 resuming")
+        wait(lambda: second.exists() and "resumed from step" in second.read_text(), "attempt 2 resuming")
         assert "resumed from step 0/" not in second.read_text()
         assert jobs.get_custom_job(name=job.name).state.name == "JOB_STATE_RUNNING"
 
@@ -79,26 +80,11 @@ def test_a_preemption_of_a_job_that_is_not_running_or_not_on_spot_is_refused(tmp
         standard = jobs.create_custom_job(
             parent=PARENT, custom_job=trainer_job(uris, f"gs://{BUCKET}/outputs/std", ["--steps=400000"], strategy="STANDARD")
         )
-        try:
+        with pytest.raises(developer_api.DeveloperError, match="not RUNNING"):  # still queued
             developer_api.call(started.endpoints.jobservice, "Preempt", {"job": standard.name})
-        except developer_api.DeveloperError as refused:
-            assert "not RUNNING" in str(refused)
-        else:
-            raise AssertionError("a queued job was preempted")
         wait_for(jobs, standard.name, {"JOB_STATE_RUNNING"})
-        try:
+        with pytest.raises(developer_api.DeveloperError, match="not SPOT"):
             developer_api.call(started.endpoints.jobservice, "Preempt", {"job": standard.name})
-        except developer_api.DeveloperError as refused:
-            assert "not SPOT" in str(refused)
-        else:
-            raise AssertionError("a STANDARD job was preempted")
         jobs.cancel_custom_job(name=standard.name)
         assert wait_for(jobs, standard.name, TERMINAL).state.name == "JOB_STATE_CANCELLED"
 
-
-def _wait(condition, what: str, timeout: float = 120) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.2)
