@@ -31,6 +31,27 @@ def _fail(message: str, code: int = 2) -> typer.Exit:
     return typer.Exit(code)
 
 
+class _Said:
+    """Prints what the engine says, and keeps it: an error the engine did not stream is printed once, after."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def __call__(self, line: str) -> None:
+        self.lines.append(line)
+        print(line)
+
+    def failed(self, problem: Exception, what: str) -> typer.Exit:
+        # The Automation API's error holds the command's whole output; a command run without callbacks
+        # (selecting the stack, clearing a lock) streamed none of it, so its stderr is shown here.
+        stderr = str(problem).rpartition("\n stderr: ")[2].strip()
+        streamed = "\n".join(self.lines)
+        for line in stderr.splitlines():
+            if line.strip() and line.strip() not in streamed:
+                output.error(line.strip().removeprefix("error: "))
+        return _fail(f"the {what} in the sandbox failed (its output is above)", 1)
+
+
 def _duration(text: str | None, option: str) -> float:
     """30, 30s, 5m, 1h -> seconds; exit 2 naming the option otherwise."""
     if text is None:
@@ -85,16 +106,17 @@ def up(
     from sandbox.stack import SandboxRefused
 
     _known_stack(stack)
+    said = _Said()
     try:
         done = commands.up(
-            stack, print, port, storage_port, _duration(run_for, "--run-for"), _duration(preempt_every, "--preempt-every"),
+            stack, said, port, storage_port, _duration(run_for, "--run-for"), _duration(preempt_every, "--preempt-every"),
             seed, _duration(grace, "--grace"),
         )
     except (engine.EngineMissing, services.ServiceError, SandboxRefused, DeveloperError) as problem:
         raise _fail(str(problem)) from None
     except Exception as problem:  # the Automation API's errors carry the engine's whole output, printed already
         if type(problem).__module__.startswith("pulumi.automation"):
-            raise _fail(f"the update of stack {stack} in the sandbox failed (its output is above)", 1) from None
+            raise said.failed(problem, f"update of stack {stack}") from None
         raise
     print()
     print(f"In the sandbox ({done.engine.describe()}):")
@@ -119,13 +141,14 @@ def down(stack: str = arguments.STACK) -> None:
     from sandbox import commands, engine, services
     from sandbox.stack import SandboxRefused
 
+    said = _Said()
     try:
-        stopped = commands.down(stack, print)
+        stopped = commands.down(stack, said)
     except (engine.EngineMissing, services.ServiceError, SandboxRefused) as problem:
         raise _fail(str(problem)) from None
     except Exception as problem:
         if type(problem).__module__.startswith("pulumi.automation"):
-            raise _fail(f"the destroy of stack {stack} in the sandbox failed (its output is above)", 1) from None
+            raise said.failed(problem, f"destroy of stack {stack}") from None
         raise
     print(f"sandbox {stack}: down ({len(stopped)} services stopped)" if stopped else f"sandbox {stack}: nothing was running")
 

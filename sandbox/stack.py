@@ -28,6 +28,7 @@ import secrets
 import shutil
 import signal
 import subprocess
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -174,12 +175,7 @@ def exclusive(workspace: Workspace, stack: SandboxStack | None = None) -> Iterat
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             raise SandboxRefused(f"another sandbox command is working on stack {workspace.stack}: wait for it to finish") from None
-        stopped = left_plugins(workspace)
-        for pid in stopped:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        stop_left(workspace)
         if stack is not None:
             _clear_stale_lock(stack)
         yield
@@ -191,8 +187,35 @@ def left_plugins(workspace: Workspace) -> list[int]:
     return processes.carrying("PULUMI_HOME", str(workspace.pulumi_home))
 
 
+def stop_left(workspace: Workspace, timeout: float = 10.0) -> None:
+    """SIGKILL what a killed command left, and wait until it is gone: a killed command's engine lives on
+    (it was that command's child, now reparented) and finishes or writes its update while it runs."""
+    left = left_plugins(workspace)
+    for pid in left:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    deadline = time.monotonic() + timeout
+    while any(processes.alive(pid) for pid in left):
+        if time.monotonic() > deadline:
+            raise SandboxRefused(f"processes {left} of a killed sandbox command of stack {workspace.stack} do not end: stop them, then retry")
+        time.sleep(0.05)
+
+
 def _clear_stale_lock(stack: SandboxStack) -> None:
-    locks = stack.workspace.state_dir / ".pulumi" / "locks"
-    if any(locks.rglob("*.json")) if locks.is_dir() else False:
-        with stack._pointed():
+    """Holding the sandbox's lock, with no process of this workspace left, a Pulumi lock is a killed command's."""
+    if not _pulumi_locks(stack.workspace):
+        return
+    with stack._pointed():
+        try:
             stack._stack().cancel()
+        except auto.CommandError:
+            if _pulumi_locks(stack.workspace):
+                raise  # still locked: not the race below, the engine's own error says why
+            # else the killed command's engine let go of the lock between the look and the cancel
+
+
+def _pulumi_locks(workspace: Workspace) -> list[Path]:
+    locks = workspace.state_dir / ".pulumi" / "locks"
+    return list(locks.rglob("*.json")) if locks.is_dir() else []
