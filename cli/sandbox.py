@@ -185,3 +185,57 @@ def preempt(
         print(commands.preempt(stack, job, replica, 0.0 if hard else _duration(grace, "--grace"), for_good))
     except DeveloperError as problem:
         raise _fail(str(problem), 1) from None
+
+
+@sandbox_app.command(name="drill")
+def drill(
+    stack: str = arguments.STACK,
+    job: str = arguments.TEAM_JOB,
+    preemptions: int = typer.Option(3, "--preemptions", metavar="N", help="how many times the second run is preempted"),
+    seed: int = typer.Option(0, "--seed", help="fixes where the preemptions fall and which kind each is"),
+    grace: str = typer.Option("30s", "--grace", metavar="DURATION", help="a gentle preemption's time between SIGTERM and SIGKILL"),
+    tolerance: float = typer.Option(None, "--tolerance", metavar="REL", help="compare the numbers of model/metrics.json within REL, not bytes"),
+) -> None:
+    """Does the trainer survive Spot? Run the job alone, then again preempted N times, and compare the models.
+
+    The preemptions mix gentle ones (SIGTERM, then the grace period) and hard ones
+    (SIGKILL at once), each followed by Vertex's restart, the last by a resubmission.
+    Exit 0 only if the preempted run finished, resumed each time from its last
+    checkpoint, and left the same model. docs/sandbox.md, "The drill".
+
+    \b
+    Examples:
+      spot-training sandbox drill dev tabular/baseline
+      spot-training sandbox drill dev tabular/baseline --preemptions 5 --seed 7
+    """
+    from sandbox import commands
+    from sandbox.drill import DrillFailed
+    from sandbox.jobservice.developer_api import DeveloperError
+
+    _known_stack(stack)
+    _known_job(stack, job)
+    if preemptions < 1:
+        raise _fail(f"--preemptions must be at least 1, got {preemptions}: a drill without a preemption proves nothing")
+    if tolerance is not None and not 0 <= tolerance < 1:
+        raise _fail(f"--tolerance is a relative difference between 0 and 1, e.g. 0.01; got {tolerance:g}")
+    print(f"drill {stack} {job}: {preemptions} preemptions, seed {seed}")
+    try:
+        outcome = commands.drill(stack, job, print, preemptions, seed, _duration(grace, "--grace"), tolerance)
+    except DrillFailed as problem:
+        raise _fail(f"drill failed: {problem}", 1) from None
+    except DeveloperError as problem:
+        raise _fail(str(problem), 1) from None
+    overhead = f"; checkpoints took {outcome.overhead:.1%} of it" if outcome.overhead is not None else ""
+    print(f"uninterrupted: {outcome.steps} steps in {outcome.training_seconds:.1f} s of training{overhead}")
+    rows = []
+    for number, verdict in enumerate(outcome.verdicts, 1):
+        mark = "" if verdict.exact else "~"
+        lost_s = f"{mark}{verdict.lost_seconds:.1f}" if verdict.lost_seconds is not None else "?"
+        rows.append((
+            str(number), verdict.planned.kind, f"{mark}{verdict.taken_at}", str(verdict.resumed_from), f"{mark}{verdict.lost_steps}", lost_s,
+            verdict.planned.then,
+        ))
+    output.table(("#", "kind", "taken at step", "resumed from", "steps lost", "seconds lost", "then"), rows)
+    print("~: a hard preemption's step is estimated from the uninterrupted run's rate (the trainer had no time to say)")
+    print(f"model: {outcome.compared}")
+    print("passed: the trainer survives Spot")

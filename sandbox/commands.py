@@ -13,7 +13,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sandbox import engine, services
+from google.cloud import aiplatform_v1
+
+from sandbox import drill as drills
+from sandbox import endpoints, engine, services
 from sandbox.endpoints import Endpoints
 from sandbox.jobservice import developer_api
 from sandbox.stack import SandboxStack, exclusive
@@ -77,6 +80,33 @@ def preempt(stack: str, job: str, replica: str | None, grace: float, for_good: b
     if replica:
         request["replica"] = replica
     return str(developer_api.call(running.endpoints.jobservice, "Preempt", request)["message"])
+
+
+def drill(stack: str, job: str, say: Callable[[str], None], count: int, seed: int, grace: float,
+          tolerance: float | None) -> drills.Outcome:
+    """Run TEAM/JOB's spec twice in the stack's sandbox, alone and preempted `count` times (sandbox/drill.py)."""
+    from google.protobuf import json_format
+
+    from components.spot_job.client.job_service import job_service_client
+    from sandbox.gcp.storage import Storage
+    from sandbox.jobservice.runner import simulated
+
+    workspace = Workspace.of(stack)
+    running = services.running(workspace)
+    if running is None:
+        raise developer_api.DeveloperError(f"stack {stack} has no sandbox running: start it with `spot-training sandbox up {stack}`")
+    name = job_name(workspace, running.endpoints, job)
+    with endpoints.pointed(workspace, running.endpoints):
+        client = job_service_client(name.split("/")[3])
+        source = json_format.MessageToDict(aiplatform_v1.CustomJob.pb(client.get_custom_job(name=name)))
+        if simulated(source):
+            raise developer_api.DeveloperError(f"{job} is a containerSpec job: the sandbox simulates it and runs no code, so there is nothing to drill (docs/sandbox.md)")
+        strategy = ((source.get("jobSpec") or {}).get("scheduling") or {}).get("strategy") or "STANDARD"
+        if strategy != "SPOT":
+            raise developer_api.DeveloperError(f"{job} runs on {strategy}, not SPOT: only Spot VMs are preempted")
+        return drills.Drill(client, Storage(running.endpoints.storage), running.endpoints.jobservice, say).run(
+            source, job, count, seed, grace, tolerance,
+        )
 
 
 def job_name(workspace: Workspace, endpoints: Endpoints, job: str) -> str:

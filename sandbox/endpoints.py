@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from sandbox.workspace import Workspace
@@ -49,6 +51,20 @@ def of(stack: str) -> Endpoints:
         return Endpoints(record["jobservice"]["address"], record["storage"]["url"])
     except (OSError, ValueError, KeyError, TypeError):
         raise SandboxNotRunning(f"stack {stack} has no sandbox running: start it with `spot-training sandbox up {stack}`") from None
+
+
+@contextmanager
+def pointed(workspace: Workspace, endpoints: Endpoints) -> Iterator[None]:
+    """This process pointed at the sandbox for a while (its clients read the environment), put back after."""
+    saved = dict(os.environ)
+    for name in CREDENTIAL_VARIABLES:
+        os.environ.pop(name, None)
+    os.environ.update(endpoints.environment(workspace))
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
 
 
 def enter(stack: str) -> Workspace:

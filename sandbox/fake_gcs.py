@@ -43,6 +43,10 @@ def _is_built() -> bool:
         return False
 
 
+def _shown(path: Path) -> str:
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
 def ensure_binary() -> Path:
     """The fake-gcs-server binary tools/gcs/go.mod pins, built once by whichever process asks first."""
     if _is_built():
@@ -53,7 +57,7 @@ def ensure_binary() -> Path:
         if not _is_built():
             if shutil.which("go") is None:
                 raise Unavailable(
-                    f"Cloud Storage's stand-in ({BINARY.relative_to(ROOT)}) is not built (or was built from another "
+                    f"Cloud Storage's stand-in ({_shown(BINARY)}) is not built (or was built from another "
                     "tools/gcs/go.mod) and Go is not installed: install Go (https://go.dev/doc/install), then run tools/gcs/build.sh"
                 )
             result = subprocess.run([str(BUILD)], capture_output=True, text=True)

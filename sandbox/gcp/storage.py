@@ -46,6 +46,10 @@ class Storage:
         except exceptions.NotFound:
             pass
 
+    def objects(self, bucket: str, prefix: str) -> dict[str, bytes]:
+        """Every object under `prefix`, by its name after the prefix: what a drill compares."""
+        return {blob.name[len(prefix):]: blob.download_as_bytes() for blob in self._client.list_blobs(bucket, prefix=prefix)}
+
     def buckets(self) -> list[str]:
         return [b.name for b in self._client.list_buckets()]
 

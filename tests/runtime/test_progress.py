@@ -34,7 +34,7 @@ def test_a_new_job_starts_its_record_at_the_step_it_restored(place, caplog):
         ckpt = place.checkpointer(total_steps=1000, environ={"CLOUD_ML_JOB_ID": "222"})
         ckpt.restore()
     earlier = record(place)["attempts"]
-    assert record(place) | {"time": None} == {
+    assert record(place) | {"time": None, "trainSeconds": None, "saveSeconds": None} == {
         "version": 1,
         "attempts": earlier,
         "jobId": "222",
@@ -43,11 +43,17 @@ def test_a_new_job_starts_its_record_at_the_step_it_restored(place, caplog):
         "totalSteps": 1000,
         "time": None,
         "checkpoint": "step-000000000300",
+        "restoredStep": 300,
+        "trainSeconds": None,
+        "saveSeconds": None,
     }
     assert [(a["jobId"], a["startStep"], a["step"]) for a in earlier] == [("111", 0, 300)]
     assert "written by job 111, not this job (222)" in caplog.text
     ckpt.save(400, {"w.bin": b"400"})
     assert (record(place)["startStep"], record(place)["step"]) == (300, 400)
+    # This process's own: the step it restored stays; its saves' time is counted apart from its training.
+    assert record(place)["restoredStep"] == 300
+    assert record(place)["saveSeconds"] > 0 and record(place)["trainSeconds"] >= 0
 
 
 def test_an_attempt_that_made_no_progress_shows_step_equal_to_start_step(place):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 from collections.abc import Mapping
 
 from spot_runtime.cluster import is_chief as _is_chief
@@ -56,6 +57,10 @@ class Checkpointer:
         self.is_chief = is_chief
         self._start_step: int | None = None  # set by restore(): the step this job began at
         self._earlier: tuple[EarlierJob, ...] = ()  # the jobs before this one, as the record tells them
+        # This process's: the step it restored, when it began, the seconds its saves took (the record's timings).
+        self._restored_step: int | None = None
+        self._began: float | None = None
+        self._saving = 0.0
 
     @classmethod
     def from_environment(
@@ -143,6 +148,7 @@ class Checkpointer:
         the start progress record."""
         restored = self.latest()
         step = restored.step if restored is not None else 0
+        self._restored_step, self._began = step, time.monotonic()
         self._start_step = self._job_start_step(step)
         if self.is_chief:
             self._write_progress(step, restored.folder if restored is not None else None)
@@ -198,6 +204,7 @@ class Checkpointer:
                 raise ValueError(f"checkpoint file {name!r} must be bytes, not {type(data).__name__}")
         if not self.is_chief:
             return
+        began = time.monotonic()
         blobs = {name: bytes(data) for name, data in files.items()}
         folder = folder_name(step)
         manifest = Manifest.of(step, self.job_id, blobs)
@@ -211,6 +218,9 @@ class Checkpointer:
         if self._start_step is None:
             # save() without restore(): this run began at 0 unless Vertex restarted this job.
             self._start_step = self._job_start_step(0)
+        if self._began is None:
+            self._restored_step, self._began = 0, began
+        self._saving += time.monotonic() - began  # the record's own write is counted with the next save
         self._write_progress(step, folder)
         self._prune(step)
 
@@ -232,7 +242,13 @@ class Checkpointer:
 
     def _write_progress(self, step: int, checkpoint: str | None) -> None:
         start = self._start_step if self._start_step is not None else step
-        record = Progress(self.job_id, step, start, self.total_steps, checkpoint, attempts=self._earlier)
+        timings = {}
+        if self._began is not None:
+            total = time.monotonic() - self._began
+            timings = {"train_seconds": round(max(total - self._saving, 0.0), 3), "save_seconds": round(self._saving, 3)}
+        record = Progress(
+            self.job_id, step, start, self.total_steps, checkpoint, attempts=self._earlier, restored_step=self._restored_step, **timings,
+        )
         self.store.write(PROGRESS, record.to_bytes())
 
     def _complete_by_listing(self, step: int) -> bool:

@@ -47,6 +47,12 @@ class Progress:
     # The jobs before this one that wrote the record, oldest first: `spot-training status` shows each
     # attempt's progress from this one read.
     attempts: tuple[EarlierJob, ...] = ()
+    # Of the process that wrote the record (one attempt: a restart of the job is a new process): the step it
+    # restored, and its seconds spent training and saving checkpoints so far. `spot-training sandbox drill`
+    # reads them for the work a preemption lost and the checkpoints' overhead; None in older records.
+    restored_step: int | None = None
+    train_seconds: float | None = None
+    save_seconds: float | None = None
 
     def earlier_and_this(self) -> tuple[EarlierJob, ...]:
         """`attempts` with this record's own job appended: what a record of the next job carries."""
@@ -65,6 +71,9 @@ class Progress:
             "time": self.time or utc_now(),
             "checkpoint": self.checkpoint,
             "attempts": [a.to_json() for a in self.attempts],
+            "restoredStep": self.restored_step,
+            "trainSeconds": self.train_seconds,
+            "saveSeconds": self.save_seconds,
         }
         return (json.dumps(body, indent=2) + "\n").encode()
 
@@ -93,8 +102,16 @@ class Progress:
         time = body.get("time")
         raw = body.get("attempts")
         attempts = tuple(a for a in (EarlierJob.parse(e) for e in raw) if a) if isinstance(raw, list) else ()
-        return cls(job_id, step, start, total, checkpoint, time if isinstance(time, str) else "", attempts)
+        restored = body.get("restoredStep")
+        return cls(
+            job_id, step, start, total, checkpoint, time if isinstance(time, str) else "", attempts,
+            restored if _count(restored) else None, _seconds(body.get("trainSeconds")), _seconds(body.get("saveSeconds")),
+        )
 
 
 def _count(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _seconds(value: object) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0 else None
