@@ -31,6 +31,7 @@ def sweep(
     cancel: bool = typer.Option(False, "--cancel", help="cancel the orphaned jobs"),
     delete_ended: bool = typer.Option(False, "--delete-ended", help="delete the records of the ended jobs no state points to (a job still CANCELLING is left for a later sweep)"),
     include_released: bool = typer.Option(False, "--include-released", help="with --cancel or --delete-ended: the released ones (onDelete: keep) too"),
+    sandbox: bool = arguments.SANDBOX,
 ) -> None:
     """List the stack's jobs its state does not point to: active ones (--cancel cancels them) and ended ones'
     records (--delete-ended deletes them). Needs Google credentials.
@@ -40,6 +41,7 @@ def sweep(
       spot-training sweep dev                       list what no state points to
       spot-training sweep dev --cancel --delete-ended
       spot-training sweep dev --state state.json      a state exported elsewhere
+      spot-training sweep dev --sandbox               the stack's sandbox, its own state
     """
     from operations import sweep as orphan_sweep
 
@@ -48,6 +50,10 @@ def sweep(
         raise typer.Exit(orphan_sweep.ERROR)
     deployed.load(stack)  # an unknown stack first, as every verb says it
     deployed.check_locations(stack, location)
+    if sandbox:
+        deployed.enter_sandbox(stack)
+        if state is None:
+            state = _sandbox_state(stack)
     argv = [stack]
     argv += ["--state", str(state)] if state else []
     for where in location:
@@ -56,3 +62,22 @@ def sweep(
     with deployed.google_errors():
         code = orphan_sweep.main(argv, command=COMMAND)
     raise typer.Exit(code)
+
+
+def _sandbox_state(stack: str) -> Path:
+    """The sandbox's state of the stack, exported to a file of the sandbox's workspace for the sweep to read."""
+    import json
+
+    from sandbox import commands
+    from sandbox.engine import EngineMissing
+    from sandbox.jobservice.developer_api import DeveloperError
+    from sandbox.workspace import Workspace
+
+    try:
+        exported = commands.exported(stack)
+    except (DeveloperError, EngineMissing) as problem:
+        output.error(str(problem))
+        raise typer.Exit(2) from None
+    path = Workspace.of(stack).root / "state-export.json"
+    path.write_text(json.dumps(exported))
+    return path

@@ -79,7 +79,10 @@ def preempt(stack: str, job: str, replica: str | None, grace: float, for_good: b
     request: dict[str, Any] = {"job": name, "grace": grace, "forGood": for_good}
     if replica:
         request["replica"] = replica
-    return str(developer_api.call(running.endpoints.jobservice, "Preempt", request)["message"])
+    try:
+        return str(developer_api.call(running.endpoints.jobservice, "Preempt", request)["message"])
+    except developer_api.DeveloperError as refused:  # the JobService knows the CustomJob, the user typed TEAM/JOB
+        raise developer_api.DeveloperError(str(refused).replace(name, f"{job} ({name})", 1)) from None
 
 
 def drill(stack: str, job: str, say: Callable[[str], None], count: int, seed: int, grace: float,
@@ -107,6 +110,15 @@ def drill(stack: str, job: str, say: Callable[[str], None], count: int, seed: in
         return drills.Drill(client, Storage(running.endpoints.storage), running.endpoints.jobservice, say).run(
             source, job, count, seed, grace, tolerance,
         )
+
+
+def exported(stack: str) -> dict[str, Any]:
+    """The stack's state in the sandbox, as `pulumi stack export` prints it (what `sweep --sandbox` reads)."""
+    workspace = Workspace.of(stack)
+    running = services.running(workspace)
+    if running is None or not workspace.stack_file_made():
+        raise developer_api.DeveloperError(f"stack {stack} has no sandbox running: start it with `spot-training sandbox up {stack}`")
+    return {"version": 3, "deployment": SandboxStack(workspace, engine.find(), running.endpoints).export()}
 
 
 def job_name(workspace: Workspace, endpoints: Endpoints, job: str) -> str:

@@ -89,3 +89,10 @@ def test_engine_rounds_refuse_a_misspelt_kind_before_making_any_stack():
                           cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert "--kinds: unknown kind(s) decalred; the kinds are baseline, shaped, declared, ours" in done.stderr
+
+
+def test_sandbox_times_a_job_in_it_beside_the_same_module_run_directly():
+    out = quick("sandbox")
+    assert "direct (baseline): the module, the same python and environment" in out
+    assert "sandbox: CreateCustomJob to SUCCEEDED" in out and "overhead: " in out
+    assert "spot-training sandbox up dev" in out or "skipped: " in out

@@ -88,3 +88,28 @@ def test_a_preemption_of_a_job_that_is_not_running_or_not_on_spot_is_refused(tmp
         jobs.cancel_custom_job(name=standard.name)
         assert wait_for(jobs, standard.name, TERMINAL).state.name == "JOB_STATE_CANCELLED"
 
+
+
+def test_chaos_preempts_a_running_spot_job_by_itself_and_vertex_restarts_it_until_turned_off(tmp_path):
+    with running(tmp_path) as (workspace, started):
+        uris = upload_trainer(started.endpoints.storage)
+        jobs = client(started.endpoints.jobservice)
+        address = started.endpoints.jobservice
+        spot = jobs.create_custom_job(
+            parent=PARENT, custom_job=trainer_job(uris, f"gs://{BUCKET}/outputs/chaos", ["--steps=2000000", "--checkpoint-interval=2000"])
+        )
+        standard = jobs.create_custom_job(
+            parent=PARENT, custom_job=trainer_job(uris, f"gs://{BUCKET}/outputs/standard", ["--steps=2000000"], strategy="STANDARD", display="on-demand"),
+        )
+        wait_for(jobs, spot.name, {"JOB_STATE_RUNNING"})
+        said = developer_api.call(address, "Chaos", {"every": 2, "seed": 7, "grace": 0})
+        assert said["message"] == "chaos: every running SPOT job preempted about every 2 s"
+        spot_id, standard_id = spot.name.rsplit("/", 1)[1], standard.name.rsplit("/", 1)[1]
+        wait(lambda: workspace.replica_log(spot_id, 3, 0, 0).exists(), "two preemptions nobody typed, two restarts", timeout=120)
+        assert developer_api.call(address, "Chaos", {"every": 0})["message"] == "chaos: off"
+        assert jobs.get_custom_job(name=spot.name).state.name == "JOB_STATE_RUNNING"  # restarted, not ended
+        assert not workspace.replica_log(standard_id, 2, 0, 0).exists()  # on-demand VMs are not reclaimed
+        jobs.cancel_custom_job(name=spot.name)
+        jobs.cancel_custom_job(name=standard.name)
+        wait_for(jobs, spot.name, TERMINAL)
+        wait_for(jobs, standard.name, TERMINAL)

@@ -70,6 +70,9 @@ def _walk(home: Path, stack: str, env: dict[str, str], tmp_path: Path) -> None:
     wait(lambda: job_of(home, stack, "tabular-baseline")[0]["state"] == "JOB_STATE_FAILED", "the STOCKOUT")
     [ended] = job_of(home, stack, "tabular-baseline")
     assert "STOCKOUT" in ended["error"]["message"]
+    refused = spot_training(env, "sandbox", "preempt", stack, "tabular/baseline")
+    assert refused.returncode == 1
+    assert refused.stderr.startswith(f"error: tabular/baseline ({first['name']}) is FAILED, not RUNNING"), refused.stderr
     checkpointed = _last_checkpoint(_log(home, stack, first))
     assert 40_000 <= checkpointed < STEPS
 
@@ -97,6 +100,16 @@ def _walk(home: Path, stack: str, env: dict[str, str], tmp_path: Path) -> None:
     assert [row.split()[1] for row in rows] == ["1", "2"], report.stdout
     assert "FAILED" in rows[0] and "yes" in rows[0] and "SUCCEEDED" in rows[1]
 
+    logs = spot_training(env, "logs", stack, "tabular/baseline", "--sandbox", "--follow")  # both ended: it returns
+    assert logs.returncode == 0, logs.stderr
+    assert "submission 1 of 2" in logs.stdout and "submission 2 of 2" in logs.stdout, logs.stdout
+    assert logs.stdout.index("no checkpoint: starting at step 0") < logs.stdout.index(f"resumed from step {checkpointed}/{STEPS}")
+
+    sweep = spot_training(env, "sweep", stack, "--sandbox")
+    # The first attempt's job, FAILED, is still the resource's (its `history`): nothing is outside the state.
+    assert sweep.returncode == 0, sweep.stdout + sweep.stderr
+    assert f"No job of stack {stack} (spot-training) outside its state" in sweep.stdout, sweep.stdout
+
     down = spot_training(env, "sandbox", "down", stack)
     assert down.returncode == 0, down.stdout + down.stderr
     assert jobs(home, stack) == []
@@ -120,6 +133,8 @@ def test_a_killed_up_is_recovered_by_the_next_with_no_second_job_and_no_orphan(t
     assert again.returncode == 0, again.stdout + again.stderr
     submitted = [j["displayName"] for j in jobs(home, stack)]
     assert sorted(submitted) == sorted(set(submitted)) == ["tabular-baseline", "vision-eval", "vision-resnet-smoke"], (before, submitted)
+    sweep = spot_training(env, "sweep", stack, "--sandbox")  # the state points to every job the killed `up` made
+    assert sweep.returncode == 0 and f"No job of stack {stack} (spot-training) outside its state" in sweep.stdout, sweep.stdout + sweep.stderr
 
     down = spot_training(env, "sandbox", "down", stack)
     assert down.returncode == 0, down.stdout + down.stderr

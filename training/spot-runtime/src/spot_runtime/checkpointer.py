@@ -242,12 +242,13 @@ class Checkpointer:
 
     def _write_progress(self, step: int, checkpoint: str | None) -> None:
         start = self._start_step if self._start_step is not None else step
-        timings = {}
+        train = save = None
         if self._began is not None:
-            total = time.monotonic() - self._began
-            timings = {"train_seconds": round(max(total - self._saving, 0.0), 3), "save_seconds": round(self._saving, 3)}
+            train = round(max(time.monotonic() - self._began - self._saving, 0.0), 3)
+            save = round(self._saving, 3)
         record = Progress(
-            self.job_id, step, start, self.total_steps, checkpoint, attempts=self._earlier, restored_step=self._restored_step, **timings,
+            self.job_id, step, start, self.total_steps, checkpoint, attempts=self._earlier, restored_step=self._restored_step,
+            train_seconds=train, save_seconds=save,
         )
         self.store.write(PROGRESS, record.to_bytes())
 
