@@ -19,11 +19,10 @@ from sandbox import drill as drills
 from sandbox import endpoints, engine, services
 from sandbox.endpoints import Endpoints
 from sandbox.jobservice import developer_api
-from sandbox.stack import SandboxStack, exclusive
+from sandbox.stack import JOB_TYPE, SandboxStack, exclusive
 from sandbox.workspace import Workspace
 from stack_config import stack_file
 
-JOB_TYPE = "pulumi-python:dynamic/spot-training:SpotTrainingJob"
 
 
 @dataclass(frozen=True)

@@ -46,6 +46,8 @@ from stack_config import stack_file
 
 # What the program and the dynamic provider host import, as the checkout has them.
 PROJECT_FILES = ("__main__.py", "components", "stack_config", "images", "training", ".venv")
+# The type of the job resource in state (components/spot_job/resource.py's dynamic resource).
+JOB_TYPE = "pulumi-python:dynamic/spot-training:SpotTrainingJob"
 # Keys of a stack file that belong to its own secrets provider, not to the sandbox's.
 SECRETS_KEYS = ("encryptionsalt", "secretsprovider", "encryptedkey")
 
@@ -118,7 +120,12 @@ class SandboxStack:
                 [str(self.engine.binary), "state", "unprotect", "--all", "--yes", "--stack", self.workspace.stack, "--non-interactive"],
                 cwd=self.workspace.project_dir, env={**os.environ}, capture_output=True, text=True, check=False,
             )
-            # ...and empties its buckets, as README's "Destroy" tells a user to for a bucket kept with its data.
+            # The jobs first (the provider cancels each and waits for it to end, as in any destroy): a trainer
+            # writes checkpoints into its team's bucket until it is stopped, so the buckets are emptied after.
+            jobs = [r["urn"] for r in self.export().get("resources") or [] if r.get("type") == JOB_TYPE]
+            if jobs:
+                stack.destroy(target=jobs, on_output=on_output, on_error=on_output, color="never")
+            # ...then empties its buckets, as README's "Destroy" tells a user to for a bucket kept with its data.
             storage = Storage(self.endpoints.storage)
             for bucket in storage.buckets():
                 storage.empty(bucket)

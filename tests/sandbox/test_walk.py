@@ -139,3 +139,24 @@ def test_a_killed_up_is_recovered_by_the_next_with_no_second_job_and_no_orphan(t
     down = spot_training(env, "sandbox", "down", stack)
     assert down.returncode == 0, down.stdout + down.stderr
     wait(lambda: not left_running(home), "nothing left running", timeout=15)
+
+
+def test_prod_runs_as_it_is_and_its_down_stops_a_training_job_before_emptying_its_kept_buckets(tmp_path):
+    # prod's buckets are protected and not forceDestroy; its trainer writes checkpoints into one until it
+    # is stopped. A down that emptied the buckets before the jobs were gone failed on a bucket not empty.
+    stacks, home, stack = tmp_path / "stacks", tmp_path / "sandbox", "prod"
+    stacks.mkdir()
+    (stacks / "Pulumi.prod.yaml").write_text((ROOT / "stacks" / "Pulumi.prod.yaml").read_text())
+    env = environment(stacks, home)
+    try:
+        up = spot_training(env, "sandbox", "up", stack)
+        assert up.returncode == 0, up.stdout + up.stderr
+        assert re.search(r"tabular/baseline: projects/acme-ml-prod/locations/europe-west4/customJobs/\d+ \w+, runs its code here", up.stdout), up.stdout
+        [job] = job_of(home, stack, "tabular-baseline")
+        wait(lambda: _last_checkpoint(_log(home, stack, job)) > 0, "the prod trainer to checkpoint into its bucket")
+    finally:
+        down = spot_training(env, "sandbox", "down", stack)
+    assert down.returncode == 0, down.stdout + down.stderr
+    # vision/resnet is `onDelete: cancel`: cancelled, its record kept; tabular/baseline's is deleted.
+    assert [(j["displayName"], j["state"]) for j in jobs(home, stack)] == [("vision-resnet-prod", "JOB_STATE_CANCELLED")]
+    wait(lambda: not left_running(home), "nothing left running", timeout=15)
