@@ -31,7 +31,7 @@ def validate(stack: str = arguments.STACK) -> None:
     try:
         jobs = offline_stack.rendered_jobs(stack)
     except typer.Exit as exited:
-        if exited.exit_code == 1:  # the config's errors are out: its credentials go beside them
+        if exited.exit_code == 1 and _readable(stack):  # the config's errors are out: its credentials go beside them
             _credentials(stack)
         raise
     if _credentials(stack):
@@ -40,6 +40,17 @@ def validate(stack: str = arguments.STACK) -> None:
     output.out.print(f"{stack}: valid ({len(jobs)} jobs of {len(teams)} teams: {', '.join(teams)})", markup=False)
     # What validate does not run: the rest of the pack, which needs its own environment (policy/.venv).
     output.note(f"the policy pack checks more (pinned images, strategies, CMEK, residency, budget): spot-training policy {stack}")
+
+
+def _readable(stack: str) -> bool:
+    """Whether the stack file is YAML at all: a file that is not was reported already, once, with its line."""
+    from stack_config import stack_file
+
+    try:
+        stack_file.read(stack)
+    except stack_file.StackFileError:
+        return False
+    return True
 
 
 def _credentials(stack: str) -> bool:
