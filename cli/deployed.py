@@ -196,7 +196,7 @@ def google_errors() -> Iterator[None]:
         raise typer.Exit(2) from None
     except auth.GoogleAuthError as problem:
         output.error(
-            f"no usable Google credentials: {' '.join(str(problem).split())}. Sign in with "
+            f"no usable Google credentials: {' '.join(str(problem).split()).rstrip('.')}. Sign in with "
             "`gcloud auth application-default login` (or set GOOGLE_APPLICATION_CREDENTIALS)"
         )
         raise typer.Exit(2) from None

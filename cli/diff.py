@@ -257,8 +257,12 @@ def price_change(old: dict[str, dict[str, Any]], new: dict[str, dict[str, Any]],
         lines.append(f"  {name}: {_price(before)} → {_price(after)}{_delta(before, after)}")
     if len(lines) == 1:
         lines.append("  no job's price per hour changes")
-    total = f"total of the jobs priced on both sides: ${before_total:.4f}/h → ${after_total:.4f}/h ({after_total - before_total:+.4f}/h)"
-    lines.append(f"  {total}")
+    priced = set(old) | set(new)
+    if priced and set(unknown) == priced:
+        lines.append("  total: no job's price is known on both sides")
+    else:
+        total = f"total of the jobs priced on both sides: ${before_total:.4f}/h → ${after_total:.4f}/h ({after_total - before_total:+.4f}/h)"
+        lines.append(f"  {total}")
     if unknown:
         lines.append(f"  unknown, not in the total: {', '.join(unknown)} (docs/costs.md: set prices in spot-training:prices)")
     return "\n".join(lines)

@@ -151,6 +151,16 @@ def test_without_credentials_it_says_so_in_one_message(tmp_path):
     clean(done)
 
 
+def test_without_any_credentials_the_message_reads_as_one_sentence_then_the_fix(tmp_path):
+    # google-auth's own message ends with a full stop; ours must not add a second.
+    env = {"CLOUDSDK_CONFIG": str(tmp_path), "HOME": str(tmp_path), "NO_GCE_CHECK": "True"}
+    done = spot_training_in_process("status", "dev", env=env)
+    assert done.returncode == 2
+    [line] = done.stderr.strip().splitlines()
+    assert line.startswith("error: no usable Google credentials: ") and ".." not in line, line
+    assert line.endswith(". Sign in with `gcloud auth application-default login` (or set GOOGLE_APPLICATION_CREDENTIALS)"), line
+
+
 # --- cancel -------------------------------------------------------------------------
 
 
