@@ -24,7 +24,6 @@ from sandbox.workspace import Workspace
 from stack_config import stack_file
 
 
-
 @dataclass(frozen=True)
 class UpOutcome:
     engine: engine.Engine

@@ -19,6 +19,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import grpc
 from google.protobuf import empty_pb2
 from pulumi.runtime.proto import plugin_pb2, provider_pb2, provider_pb2_grpc
 
@@ -57,22 +58,22 @@ class StandInDockerBuildProvider(provider_pb2_grpc.ResourceProviderServicer):
     def __init__(self, log_path: str | None) -> None:
         self._log = CallLog(log_path)
 
-    def GetPluginInfo(self, request, context):
+    def GetPluginInfo(self, request: empty_pb2.Empty, context: grpc.ServicerContext) -> plugin_pb2.PluginInfo:
         return plugin_pb2.PluginInfo(version=importlib.metadata.version("pulumi_docker_build"))
 
-    def CheckConfig(self, request, context):
+    def CheckConfig(self, request: provider_pb2.CheckRequest, context: grpc.ServicerContext) -> provider_pb2.CheckResponse:
         return provider_pb2.CheckResponse(inputs=request.news)
 
-    def DiffConfig(self, request, context):
+    def DiffConfig(self, request: provider_pb2.DiffRequest, context: grpc.ServicerContext) -> provider_pb2.DiffResponse:
         return provider_pb2.DiffResponse(changes=provider_pb2.DiffResponse.DIFF_NONE)
 
-    def Configure(self, request, context):
+    def Configure(self, request: provider_pb2.ConfigureRequest, context: grpc.ServicerContext) -> provider_pb2.ConfigureResponse:
         return provider_pb2.ConfigureResponse(acceptSecrets=True, supportsPreview=True, acceptResources=True)
 
-    def Check(self, request, context):
+    def Check(self, request: provider_pb2.CheckRequest, context: grpc.ServicerContext) -> provider_pb2.CheckResponse:
         return provider_pb2.CheckResponse(inputs=request.news)
 
-    def Diff(self, request, context):
+    def Diff(self, request: provider_pb2.DiffRequest, context: grpc.ServicerContext) -> provider_pb2.DiffResponse:
         olds, news = as_dict(request.old_inputs) or as_dict(request.olds), as_dict(request.news)
         changed = sorted(k for k in set(olds) | set(news) if olds.get(k) != news.get(k))
         # A rebuild is seen by its context: the real plugin diffs contextHash, not only the inputs.
@@ -83,25 +84,25 @@ class StandInDockerBuildProvider(provider_pb2_grpc.ResourceProviderServicer):
             changes=provider_pb2.DiffResponse.DIFF_SOME if changed else provider_pb2.DiffResponse.DIFF_NONE, diffs=changed
         )
 
-    def Create(self, request, context):
+    def Create(self, request: provider_pb2.CreateRequest, context: grpc.ServicerContext) -> provider_pb2.CreateResponse:
         inputs = as_dict(request.properties)
         outs = {**inputs, "contextHash": UNKNOWN, "digest": UNKNOWN, "ref": UNKNOWN} if request.preview else built(inputs)
         self._log.record("Create", urn=request.urn, preview=request.preview, inputs=inputs)
         name = request.urn.split("::")[-1]
         return provider_pb2.CreateResponse(id="" if request.preview else f"{name}-{outs['digest'][7:19]}", properties=as_struct(outs))
 
-    def Read(self, request, context):
+    def Read(self, request: provider_pb2.ReadRequest, context: grpc.ServicerContext) -> provider_pb2.ReadResponse:
         return provider_pb2.ReadResponse(id=request.id, properties=request.properties, inputs=request.inputs)
 
-    def Update(self, request, context):
+    def Update(self, request: provider_pb2.UpdateRequest, context: grpc.ServicerContext) -> provider_pb2.UpdateResponse:
         news = as_dict(request.news)
         outs = {**news, "contextHash": UNKNOWN, "digest": UNKNOWN, "ref": UNKNOWN} if request.preview else built(news)
         return provider_pb2.UpdateResponse(properties=as_struct(outs))
 
-    def Delete(self, request, context):
+    def Delete(self, request: provider_pb2.DeleteRequest, context: grpc.ServicerContext) -> empty_pb2.Empty:
         return empty_pb2.Empty()
 
-    def Cancel(self, request, context):
+    def Cancel(self, request: empty_pb2.Empty, context: grpc.ServicerContext) -> empty_pb2.Empty:
         return empty_pb2.Empty()
 
 

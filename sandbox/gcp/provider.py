@@ -65,7 +65,7 @@ REPLACE_ON_CHANGE = {
 
 
 
-def computed(type_: str, inputs: dict, name: str) -> tuple[str, dict]:
+def computed(type_: str, inputs: dict[str, Any], name: str) -> tuple[str, dict[str, Any]]:
     """The id and outputs Google gives a new resource of this type, from its inputs."""
     i = {k: plain(v) for k, v in inputs.items()}
     project = i.get("project", "")
@@ -98,7 +98,7 @@ def computed(type_: str, inputs: dict, name: str) -> tuple[str, dict]:
     return f"{name}-id", out
 
 
-def computed_keys(type_: str, inputs: dict) -> set[str]:
+def computed_keys(type_: str, inputs: dict[str, Any]) -> set[str]:
     """The outputs Google computes for a resource of this type: those a preview leaves unknown."""
     placeholder = {k: (v if v != UNKNOWN else "x") for k, v in inputs.items()}
     for key in ("accountId", "name", "bucket", "repositoryId", "location", "project"):
@@ -107,12 +107,12 @@ def computed_keys(type_: str, inputs: dict) -> set[str]:
     return {k for k in outs if k not in inputs}
 
 
-def previewed(type_: str, inputs: dict) -> dict:
+def previewed(type_: str, inputs: dict[str, Any]) -> dict[str, Any]:
     """What a bridged provider's Create answers at preview: the inputs, and each computed output unknown."""
     return {**inputs, **{key: UNKNOWN for key in computed_keys(type_, inputs)}}
 
 
-def invoke(token: str, args: dict) -> dict:
+def invoke(token: str, args: dict[str, Any]) -> dict[str, Any]:
     a = {k: plain(v) for k, v in args.items()}
     if token == "gcp:organizations/getProject:getProject":
         project = a.get("projectId", "")
@@ -142,21 +142,21 @@ class StandInGcpProvider(provider_pb2_grpc.ResourceProviderServicer):
     def _record(self, method: str, **fields: Any) -> None:
         self._log.record(method, **fields)
 
-    def GetPluginInfo(self, request, context):
+    def GetPluginInfo(self, request: empty_pb2.Empty, context: grpc.ServicerContext) -> plugin_pb2.PluginInfo:
         return plugin_pb2.PluginInfo(version=importlib.metadata.version("pulumi_gcp"))
 
-    def CheckConfig(self, request, context):
+    def CheckConfig(self, request: provider_pb2.CheckRequest, context: grpc.ServicerContext) -> provider_pb2.CheckResponse:
         self._record("CheckConfig", urn=request.urn)
         return provider_pb2.CheckResponse(inputs=request.news)
 
-    def DiffConfig(self, request, context):
+    def DiffConfig(self, request: provider_pb2.DiffRequest, context: grpc.ServicerContext) -> provider_pb2.DiffResponse:
         return provider_pb2.DiffResponse(changes=provider_pb2.DiffResponse.DIFF_NONE)
 
-    def Configure(self, request, context):
+    def Configure(self, request: provider_pb2.ConfigureRequest, context: grpc.ServicerContext) -> provider_pb2.ConfigureResponse:
         self._record("Configure", variables=dict(request.variables), args=as_dict(request.args))
         return provider_pb2.ConfigureResponse(acceptSecrets=True, supportsPreview=True, acceptResources=True)
 
-    def Invoke(self, request, context):
+    def Invoke(self, request: provider_pb2.InvokeRequest, context: grpc.ServicerContext) -> provider_pb2.InvokeResponse:
         args = as_dict(request.args)
         self._record("Invoke", token=request.tok, args=args)
         try:
@@ -165,12 +165,12 @@ class StandInGcpProvider(provider_pb2_grpc.ResourceProviderServicer):
             context.abort(grpc.StatusCode.UNIMPLEMENTED, f"the stand-in gcp provider has no invoke {request.tok}")
         return provider_pb2.InvokeResponse(**{"return": as_struct(result)})
 
-    def Check(self, request, context):
+    def Check(self, request: provider_pb2.CheckRequest, context: grpc.ServicerContext) -> provider_pb2.CheckResponse:
         news = as_dict(request.news)
         self._record("Check", urn=request.urn, inputs=news)
         return provider_pb2.CheckResponse(inputs=request.news)
 
-    def Diff(self, request, context):
+    def Diff(self, request: provider_pb2.DiffRequest, context: grpc.ServicerContext) -> provider_pb2.DiffResponse:
         olds = as_dict(request.old_inputs) or as_dict(request.olds)
         news = as_dict(request.news)
         changed = sorted(k for k in set(olds) | set(news) if olds.get(k) != news.get(k))
@@ -181,7 +181,7 @@ class StandInGcpProvider(provider_pb2_grpc.ResourceProviderServicer):
             diffs=changed, replaces=replaces,
         )
 
-    def Create(self, request, context):
+    def Create(self, request: provider_pb2.CreateRequest, context: grpc.ServicerContext) -> provider_pb2.CreateResponse:
         inputs = as_dict(request.properties)
         name, type_ = request.urn.split("::")[-1], resource_type(request.urn)
         if request.preview:
@@ -193,11 +193,11 @@ class StandInGcpProvider(provider_pb2_grpc.ResourceProviderServicer):
         self._record("Create", urn=request.urn, preview=False, inputs=inputs, outputs=outs)
         return provider_pb2.CreateResponse(id=id_, properties=as_struct(outs))
 
-    def Read(self, request, context):
+    def Read(self, request: provider_pb2.ReadRequest, context: grpc.ServicerContext) -> provider_pb2.ReadResponse:
         self._record("Read", urn=request.urn, id=request.id, fault=None)
         return provider_pb2.ReadResponse(id=request.id, properties=request.properties, inputs=request.inputs)
 
-    def Update(self, request, context):
+    def Update(self, request: provider_pb2.UpdateRequest, context: grpc.ServicerContext) -> provider_pb2.UpdateResponse:
         news = as_dict(request.news)
         self._record("Update", urn=request.urn, id=request.id, preview=request.preview, inputs=news)
         _, outs = computed(resource_type(request.urn), news, request.urn.split("::")[-1])
@@ -205,7 +205,7 @@ class StandInGcpProvider(provider_pb2_grpc.ResourceProviderServicer):
             self._apply(resource_type(request.urn), news)
         return provider_pb2.UpdateResponse(properties=as_struct(outs))
 
-    def Delete(self, request, context):
+    def Delete(self, request: provider_pb2.DeleteRequest, context: grpc.ServicerContext) -> empty_pb2.Empty:
         self._record("Delete", urn=request.urn, id=request.id, fault=None)
         state = {k: plain(v) for k, v in as_dict(request.properties).items()}
         type_ = resource_type(request.urn)
@@ -215,7 +215,7 @@ class StandInGcpProvider(provider_pb2_grpc.ResourceProviderServicer):
             self._storage.delete_object(state["bucket"], state["name"])
         return empty_pb2.Empty()
 
-    def Cancel(self, request, context):
+    def Cancel(self, request: empty_pb2.Empty, context: grpc.ServicerContext) -> empty_pb2.Empty:
         return empty_pb2.Empty()
 
     def _apply(self, type_: str, inputs: dict[str, Any]) -> None:

@@ -15,7 +15,8 @@ from google.cloud import storage  # type: ignore[attr-defined]  # google-cloud-s
 
 class Storage:
     def __init__(self, endpoint: str) -> None:
-        self._client = storage.Client(project="sandbox", credentials=AnonymousCredentials(), client_options={"api_endpoint": endpoint})
+        anonymous = AnonymousCredentials()  # type: ignore[no-untyped-call]  # google-auth leaves its __init__ unannotated
+        self._client = storage.Client(project="sandbox", credentials=anonymous, client_options={"api_endpoint": endpoint})
 
     @classmethod
     def from_environment(cls) -> Storage | None:

@@ -43,7 +43,8 @@ def _struct(value: dict[str, Any]) -> struct_pb2.Struct:
 
 
 def _plain(message: struct_pb2.Struct) -> dict[str, Any]:
-    return json_format.MessageToDict(message)
+    plain: dict[str, Any] = json_format.MessageToDict(message)
+    return plain
 
 
 class Chaos:

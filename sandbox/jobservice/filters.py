@@ -47,7 +47,7 @@ def _predicate(field: str, value: str) -> Predicate:
     if field == "state":
         if value not in aiplatform_v1.JobState.__members__:
             raise invalid(f"unsupported filter: unknown state {value!r}")
-        state = aiplatform_v1.JobState[value]
+        state: int = aiplatform_v1.JobState.__members__[value]
         return lambda job: job.state == state
     key = field.removeprefix("labels.")
     return lambda job: job.labels.get(key) == value

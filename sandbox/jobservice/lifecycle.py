@@ -5,8 +5,10 @@ from collections.abc import Iterable
 from google.cloud import aiplatform_v1
 
 S = aiplatform_v1.JobState
+# A JobState value: proto-plus enums are IntEnums, whose members the type checker sees as ints.
+State = int
 JobError = tuple[int, str]  # google.rpc.Status (code, message)
-Step = tuple[S, JobError | None]
+Step = tuple[State, JobError | None]
 StepSpec = str | tuple[str, JobError]
 
 # Code 8 is RESOURCE_EXHAUSTED. Compute Engine restarts a preempted Spot VM itself; Vertex fails the
@@ -33,7 +35,8 @@ def _parse(spec: StepSpec) -> Step:
     name, error = (spec, None) if isinstance(spec, str) else spec
     if name not in S.__members__:
         raise ValueError(f"unknown job state {name!r} in script step {spec!r}")
-    return S[name], error
+    state: State = S.__members__[name]
+    return state, error
 
 
 def stockout_error(replica: str, restarts: int) -> JobError:

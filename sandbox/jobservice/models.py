@@ -32,7 +32,7 @@ from google.rpc import status_pb2
 from sandbox.jobservice.errors import ApiError, invalid
 from sandbox.jobservice.filters import compile_filter
 from sandbox.jobservice.interposer import CallDelay, CallFault, Interposer, NoInterposer
-from sandbox.jobservice.lifecycle import PREEMPTION, STOCKOUT_ERROR, JobError, Step
+from sandbox.jobservice.lifecycle import PREEMPTION, STOCKOUT_ERROR, JobError, State, Step
 from sandbox.jobservice.quota import CRUD_RPCS, SUBMITTING_RPCS, SubmissionQuota, crud_exceeded, exceeded
 from sandbox.jobservice.validation import PARENT, check_custom_job, check_parent
 
@@ -48,7 +48,8 @@ DEFAULT_PAGE_SIZE = 100
 
 def _copy(job: CustomJob) -> CustomJob:
     # Responses are serialized after the lock is released, so never hand out the stored object.
-    return CustomJob.deserialize(CustomJob.serialize(job))
+    copied: CustomJob = CustomJob.deserialize(CustomJob.serialize(job))
+    return copied
 
 
 def _now() -> datetime:
@@ -77,8 +78,8 @@ class JobStore:
             self._read_journal(journal)
 
     def _clear(self) -> None:
-        self.calls: Counter = Counter()
-        self.failures: Counter = Counter()  # (rpc, status code name) of every error answered
+        self.calls: Counter[str] = Counter()
+        self.failures: Counter[tuple[str, str]] = Counter()  # (rpc, status code name) of every error answered
         self.faults: Interposer = self._interposer()
         self.quota: SubmissionQuota | None = None  # job submissions: CreateCustomJob, DeleteCustomJob
         self.crud_quota: SubmissionQuota | None = None  # every other call
@@ -254,7 +255,7 @@ class JobStore:
             self._landed[job.name] = time.monotonic()
             self._dirty = True
 
-    def move(self, name: str, expected: S, state: S, error: JobError | None = None) -> bool:
+    def move(self, name: str, expected: State, state: State, error: JobError | None = None) -> bool:
         """Put the job in `state` if it is still in `expected`: the sandbox's runner moves a job along
         only from the state it saw, so a cancel that came in meanwhile wins. False if it was not."""
         with self._current():
@@ -264,10 +265,10 @@ class JobStore:
             self._transition(job, state, error)
             return True
 
-    def set_state(self, name: str, state, error=None) -> None:
-        state = S[state] if isinstance(state, str) else S(state)
+    def set_state(self, name: str, state: str | State, error: JobError | None = None) -> None:
+        value: State = S.__members__[state] if isinstance(state, str) else S(state)
         with self._current():
-            self._transition(self._jobs[name], state, error)
+            self._transition(self._jobs[name], value, error)
 
     def set_times(self, name: str, **times: str | None) -> None:
         with self._current():
@@ -341,7 +342,7 @@ class JobStore:
             pb.ClearField(server_field)
         name = self._new_name(parent)
         stored.name = name
-        stored.state = S.JOB_STATE_QUEUED
+        stored.state = S(S.JOB_STATE_QUEUED)
         stored.create_time = create_time
         stored.update_time = create_time
         self._jobs[name] = stored
@@ -396,7 +397,8 @@ class JobStore:
 
     def _out_of_spot(self, job: CustomJob) -> bool:
         """A live SPOT job in a region whose Spot capacity is gone (spot_stockout)."""
-        location = PARENT.match(job.name)["location"]
+        named = PARENT.match(job.name)  # every stored job's name is one (_new_name)
+        location = named["location"] if named else ""
         return (
             location in self.spot_stockouts
             and job.state not in TERMINAL
@@ -419,10 +421,10 @@ class JobStore:
         if not job.start_time:  # Spot VMs are only reclaimed from a job that was running on them
             job.start_time = job.end_time
 
-    def _transition(self, job: CustomJob, state: S, error=None) -> None:
+    def _transition(self, job: CustomJob, state: State, error: JobError | None = None) -> None:
         self._dirty = True
         now = _now()
-        job.state = state
+        job.state = S(state)
         job.update_time = now
         if state == S.JOB_STATE_RUNNING:
             job.start_time = now

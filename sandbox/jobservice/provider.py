@@ -2,6 +2,7 @@
 
 import threading
 from collections.abc import Callable
+from typing import Any
 
 import grpc
 from google.cloud import aiplatform_v1
@@ -31,34 +32,34 @@ RPCS = frozenset(_JOB_RPCS) | frozenset(_OPERATION_RPCS)
 
 
 class JobServiceServicer:
-    def __init__(self, store: JobStore, stopped: threading.Event):
+    def __init__(self, store: JobStore, stopped: threading.Event) -> None:
         self._store = store
         self._stopped = stopped
 
-    def CreateCustomJob(self, request):
+    def CreateCustomJob(self, request: job_service.CreateCustomJobRequest) -> aiplatform_v1.CustomJob:
         return self._store.create(request.parent, request.custom_job)
 
-    def GetCustomJob(self, request):
+    def GetCustomJob(self, request: job_service.GetCustomJobRequest) -> aiplatform_v1.CustomJob:
         return self._store.get(request.name)
 
-    def ListCustomJobs(self, request):
+    def ListCustomJobs(self, request: job_service.ListCustomJobsRequest) -> job_service.ListCustomJobsResponse:
         jobs, token = self._store.list_page(request.parent, request.filter, request.page_size, request.page_token)
         return job_service.ListCustomJobsResponse(custom_jobs=jobs, next_page_token=token)
 
-    def CancelCustomJob(self, request):
+    def CancelCustomJob(self, request: job_service.CancelCustomJobRequest) -> empty_pb2.Empty:
         self._store.cancel(request.name)
         return empty_pb2.Empty()
 
-    def DeleteCustomJob(self, request):
+    def DeleteCustomJob(self, request: job_service.DeleteCustomJobRequest) -> operations_pb2.Operation:
         return self._store.delete(request.name)
 
-    def GetOperation(self, request):
+    def GetOperation(self, request: operations_pb2.GetOperationRequest) -> operations_pb2.Operation:
         return self._store.get_operation(request.name)
 
     def handlers(self) -> list[grpc.GenericRpcHandler]:
         return [self._service(JOB_SERVICE, _JOB_RPCS), self._service(OPERATIONS, _OPERATION_RPCS)]
 
-    def _service(self, service: str, rpcs: dict) -> grpc.GenericRpcHandler:
+    def _service(self, service: str, rpcs: dict[str, tuple[Callable[[bytes], Any], Callable[[Any], bytes]]]) -> grpc.GenericRpcHandler:
         return grpc.method_handlers_generic_handler(service, {
             rpc: grpc.unary_unary_rpc_method_handler(
                 self._dispatch(rpc, getattr(self, rpc)), request_deserializer=des, response_serializer=ser
@@ -66,9 +67,9 @@ class JobServiceServicer:
             for rpc, (des, ser) in rpcs.items()
         })
 
-    def _dispatch(self, rpc: str, handler: Callable) -> Callable:
+    def _dispatch(self, rpc: str, handler: Callable[[Any], Any]) -> Callable[[Any, grpc.ServicerContext], Any]:
         # The one place every call passes through: fault injection, latency and quotas belong here.
-        def call(request, context: grpc.ServicerContext):
+        def call(request: Any, context: grpc.ServicerContext) -> Any:  # a request and answer of the rpc's own type
             fault, delay, generation = self._store.begin(rpc)
             if delay and not delay.after_apply:
                 self._wait(delay, context)
@@ -85,7 +86,7 @@ class JobServiceServicer:
 
         return call
 
-    def _apply(self, rpc: str, handler: Callable, request, fault: CallFault | None, generation: int):
+    def _apply(self, rpc: str, handler: Callable[[Any], Any], request: Any, fault: CallFault | None, generation: int) -> Any:
         if fault and not fault.after_apply and fault.lands_after is None:
             raise fault.error()
         resource = getattr(request, "name", "") or getattr(request, "parent", "")

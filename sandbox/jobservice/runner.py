@@ -45,7 +45,7 @@ from google.cloud import aiplatform_v1
 from google.protobuf import json_format
 
 from sandbox.jobservice import environments
-from sandbox.jobservice.lifecycle import stockout_error
+from sandbox.jobservice.lifecycle import State, stockout_error
 from sandbox.jobservice.models import JobStore
 from sandbox.jobservice.replicas import Place, Replica, cluster_environment, free_hosts, places
 
@@ -301,7 +301,7 @@ class Runner:
             del self._runs[run.name]
             self._launch(job, self._prepared(job))
 
-    def _end(self, run: Run, state: S, error: tuple[int, str] | None) -> None:
+    def _end(self, run: Run, state: State, error: tuple[int, str] | None) -> None:
         for replica in run.alive():
             replica.signal(signal.SIGTERM)
         if self._store.move(run.name, S.JOB_STATE_RUNNING, state, error):
@@ -333,7 +333,8 @@ class Runner:
 
 
 def _rest(job: aiplatform_v1.CustomJob) -> dict[str, Any]:
-    return json_format.MessageToDict(aiplatform_v1.CustomJob.pb(job))
+    rest: dict[str, Any] = json_format.MessageToDict(aiplatform_v1.CustomJob.pb(job))
+    return rest
 
 
 def _runs_code(job: dict[str, Any]) -> bool:

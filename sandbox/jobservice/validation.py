@@ -2,6 +2,7 @@
 
 import re
 import unicodedata
+from collections.abc import Mapping
 
 from google.cloud import aiplatform_v1
 
@@ -38,7 +39,7 @@ def check_custom_job(job: aiplatform_v1.CustomJob) -> None:
     _check_labels(job.labels)
 
 
-def _check_labels(labels) -> None:
+def _check_labels(labels: Mapping[str, str]) -> None:
     if len(labels) > MAX_LABELS:
         raise invalid(f"labels: at most {MAX_LABELS} labels are allowed, got {len(labels)}")
     for key, value in labels.items():
