@@ -15,6 +15,8 @@ import re
 from collections.abc import Collection
 from typing import Any
 
+# A team's name: it is part of bucket, account and repository names (loader.py checks it, with its message).
+TEAM_NAME = re.compile(r"^[a-z][a-z0-9-]{0,19}$")
 JOB_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,62}$")
 RULE = "job names are 1-63 lowercase letters, digits, '-' and '_', starting with a letter"
 
@@ -40,11 +42,9 @@ def suggestion(key: Any) -> str | None:
 
 def team_job_failure(value: str) -> str | None:
     """Why TEAM/JOB (an argument of render, cancel, logs) names no job a stack can have, or None."""
-    from .loader import _TEAM_NAME
-
     team, _, job = value.partition("/")
     if not team or not job or "/" in job:
         return f"{value!r} is not a job: write TEAM/JOB, as the stack config nests it (e.g. vision/resnet-smoke)"
-    if not _TEAM_NAME.match(team) or not JOB_NAME.match(job):
+    if not TEAM_NAME.match(team) or not JOB_NAME.match(job):
         return f"{value!r} names no job a stack can have: team names are 1-20 lowercase letters, digits and '-', and {RULE}"
     return None

@@ -43,7 +43,7 @@ from .secrets import Secrets, resolve_secret_refs
 _SECRET_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 _SECRET = re.compile(r"^projects/[a-z0-9][a-z0-9.:-]*/secrets/[A-Za-z0-9_-]{1,255}$")
 _SECRET_VERSION = re.compile(r"^(latest|[1-9][0-9]*)$")
-_TEAM_NAME = re.compile(r"^[a-z][a-z0-9-]{0,19}$")
+_TEAM_NAME = job_names.TEAM_NAME
 _MEMBER = re.compile(r"^(user|group|serviceAccount|domain|principal|principalSet):\S+$")
 _ENVIRONMENT = re.compile(r"^[a-z][a-z0-9-]{0,15}$")
 # A value's kind as the stack file's YAML writes it.
