@@ -4,8 +4,8 @@ Both runs are CustomJobs of the drill's own, submitted to the sandbox's JobServi
 through the GAPIC client with the stack's job's spec as it was submitted, each
 with a baseOutputDirectory of its own under `drills/` in the job's bucket, and no
 spot-training label (so the stack's provider never takes one for its own). The
-second run is preempted `count` times through the developer API, at points
-drawn from `seed`, mixing the two kinds a Spot VM sees:
+second run is preempted `count` times through the developer API, at steps
+drawn from `seed` (plan()), mixing the two kinds a Spot VM sees:
 
 - gentle: SIGTERM, then SIGKILL after the grace period (Compute Engine's 30 s);
 - hard: SIGKILL at once, as when the grace period is not honoured.
@@ -58,21 +58,25 @@ class DrillFailed(RuntimeError):
 @dataclass(frozen=True)
 class Planned:
     kind: str  # GENTLE or HARD
-    after: float  # seconds into the attempt, from its restore
+    at_step: int  # taken once the trainer has checkpointed this far...
+    into: float  # ...and this share of a checkpoint interval later: between two checkpoints, as a reclaim falls
     then: str  # RESTART or RESUBMIT
 
 
-def plan(count: int, seed: int, training_seconds: float) -> list[Planned]:
-    """`count` preemptions spread over the training time, kinds mixed (both, from two on), the last one for
-    good from two on. Each attempt runs about training/(count+1) before it is preempted, so every one is
-    taken before the training could end and the last attempt has work left to finish."""
+def plan(count: int, seed: int, total_steps: int) -> list[Planned]:
+    """`count` preemptions spread over the training by step (not by time: a loaded machine trains slower in
+    one run than in the other), kinds mixed (both, from two on), the last one for good from two on. The i-th
+    falls in [(i+0.6)/(count+1), (i+1)/(count+1)] of the steps, so they come in order, each is taken while
+    there is training left, and the last attempt has work to finish."""
     draw = random.Random(seed)
     kinds = [GENTLE if (i + draw.randrange(2)) % 2 == 0 else HARD for i in range(count)]
     if count >= 2 and len(set(kinds)) == 1:
         kinds[-1] = HARD if kinds[0] == GENTLE else GENTLE
-    share = training_seconds / (count + 1)
     return [
-        Planned(kind, share * draw.uniform(0.5, 1.0), RESUBMIT if count >= 2 and i == count - 1 else RESTART)
+        Planned(
+            kind, int(total_steps * (i + draw.uniform(0.6, 1.0)) / (count + 1)), draw.uniform(0.2, 0.8),
+            RESUBMIT if count >= 2 and i == count - 1 else RESTART,
+        )
         for i, kind in enumerate(kinds)
     ]
 
@@ -143,7 +147,7 @@ class Drill:
             rate = (outcome.steps - int(final.get("restoredStep") or 0)) / outcome.training_seconds if outcome.training_seconds else 0.0
             self._say(f"preempted run: {preempted.uri}")
             self._submit(parent, source, preempted, what)
-            outcome.verdicts = self._preempt(parent, source, preempted, what, plan(count, seed, outcome.training_seconds), grace, rate, timeout)
+            outcome.verdicts = self._preempt(parent, source, preempted, what, plan(count, seed, outcome.steps), grace, rate, timeout)
             self._finish(preempted, "the preempted run", timeout)
             outcome.compared = self._compare(alone, preempted, tolerance)
             return outcome
@@ -161,15 +165,18 @@ class Drill:
             record = self._next_attempt(run, ended, timeout)
             if verdicts:
                 self._resumed(verdicts[-1], record, what)
-            seen = (time.monotonic(), int(record["step"]))
-            until = time.monotonic() + step.after
-            while time.monotonic() < until:
-                time.sleep(POLL)
+            seen, gap = (time.monotonic(), int(record["step"])), 1.0
+            until: float | None = None
+            while until is None or time.monotonic() < until:
+                if self._state(run.job) != S.JOB_STATE_RUNNING:
+                    raise DrillFailed(f"preemption {number} was not taken: the run ended first ({self._state(run.job).name}); drill a longer run")
                 latest = self._record(run)
                 if latest is not None and int(latest["step"]) != seen[1]:
-                    seen = (time.monotonic(), int(latest["step"]))
-            if self._state(run.job) != S.JOB_STATE_RUNNING:
-                raise DrillFailed(f"preemption {number} was not taken: the run ended first ({self._state(run.job).name}); drill a longer run")
+                    now = time.monotonic()
+                    gap, seen = now - seen[0], (now, int(latest["step"]))  # the latest checkpoint interval, in seconds
+                if until is None and seen[1] >= step.at_step:
+                    until = time.monotonic() + step.into * gap
+                time.sleep(POLL)
             developer_api.call(self._jobservice, "Preempt", {
                 "job": run.job, "grace": 0.0 if step.kind == HARD else grace, "forGood": step.then == RESUBMIT,
             })
@@ -180,7 +187,7 @@ class Drill:
             exact = step.kind == GENTLE and int(after["step"]) > seen[1]
             taken = int(after["step"]) if exact else seen[1] + round(rate * (killed - seen[0]))
             verdicts.append(Verdict(step, taken, exact, int(after["step"]), rate=rate))
-            self._say(f"  preemption {number}: {step.kind} after {step.after:.1f} s, at {'' if exact else '~'}step {taken}; then {step.then}")
+            self._say(f"  preemption {number}: {step.kind} past step {step.at_step}, at {'' if exact else '~'}step {taken}; then {step.then}")
             if step.then == RESUBMIT:
                 self._wait(lambda: self._state(run.job) == S.JOB_STATE_FAILED, "the STOCKOUT", 60)
                 self._submit(parent, source, run, what)  # what the policy does: a new job, the same output directory
