@@ -56,10 +56,17 @@ def of(stack: str) -> Endpoints:
 @contextmanager
 def pointed(workspace: Workspace, endpoints: Endpoints) -> Iterator[None]:
     """This process pointed at the sandbox for a while (its clients read the environment), put back after."""
+    with environment(endpoints.environment(workspace)):
+        yield
+
+
+@contextmanager
+def environment(variables: dict[str, str]) -> Iterator[None]:
+    """This process's environment without the machine's credentials and with `variables`, put back after."""
     saved = dict(os.environ)
     for name in CREDENTIAL_VARIABLES:
         os.environ.pop(name, None)
-    os.environ.update(endpoints.environment(workspace))
+    os.environ.update(variables)
     try:
         yield
     finally:

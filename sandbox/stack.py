@@ -37,8 +37,8 @@ from typing import Any
 import yaml
 from pulumi import automation as auto
 
-from sandbox import processes
-from sandbox.endpoints import CREDENTIAL_VARIABLES, Endpoints
+from sandbox import endpoints, processes
+from sandbox.endpoints import Endpoints
 from sandbox.engine import Engine
 from sandbox.gcp.storage import Storage
 from sandbox.workspace import ROOT, Workspace
@@ -162,15 +162,8 @@ class SandboxStack:
     @contextmanager
     def _pointed(self) -> Iterator[None]:
         """This process's environment pointed at the sandbox (the inline program runs here), put back after."""
-        saved = dict(os.environ)
-        for name in CREDENTIAL_VARIABLES:
-            os.environ.pop(name, None)
-        os.environ.update(self.env)
-        try:
+        with endpoints.environment(self.env):
             yield
-        finally:
-            os.environ.clear()
-            os.environ.update(saved)
 
 
 @contextmanager
