@@ -13,6 +13,7 @@ import logging
 import os
 import threading
 from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
@@ -228,34 +229,39 @@ class JobService:
         """Every job of a resource in `parent`, as the protocol's `filter_` finds them: one
         ListCustomJobs call, more only past a page of 100. Given `pick`, only the jobs whose labels
         it accepts are converted to dicts: other resources' jobs the filter matches are skipped unread."""
-        return self._list("list the resource's jobs", parent, filter_, None if pick is None else (lambda job: pick(job.labels)))
+        return list(self._listing("list the resource's jobs", parent, filter_, pick))
 
     def labelled(self, parent: str, label: str, value: str) -> list[dict[str, Any]]:
-        """Every job in `parent` whose label `label` is `value` (checked here too, not
-        only by the filter)."""
-        jobs = self._list(f"list the jobs labelled {label}", parent, f'labels.{label}="{value}"')
-        return [job for job in jobs if (job.get("labels") or {}).get(label) == value]
+        """Every job in `parent` whose label `label` is `value`."""
+        return list(self._labelled(f"list the jobs labelled {label}", parent, label, value))
 
-    def _list(
-        self, action: str, parent: str, filter_: str, pick: Callable[[Any], bool] | None = None
-    ) -> list[dict[str, Any]]:
-        """Every job the filter matches, page by page: each page a call of its own, paced and
-        retried (the client's pager would fetch the pages after the first unpaced)."""
-        jobs: list[dict[str, Any]] = []
-        token = ""
-        while True:
-            page = self._call(
-                action,
-                self._client.list_custom_jobs,
-                request={"parent": parent, "filter": filter_, "page_size": 100, "page_token": token},
-                retry=_transient_retry(READ_DEADLINE),
-                timeout=CALL_TIMEOUT,
+    def _labelled(self, action: str, parent: str, label: str, value: str) -> Iterator[dict[str, Any]]:
+        """The jobs the label filter finds that carry the label: the filter is a search, this the check."""
+        return self._listing(action, parent, f'labels.{label}="{value}"', lambda labels: labels.get(label) == value)
+
+    def _listing(
+        self, action: str, parent: str, filter_: str, pick: Callable[[Mapping[str, str]], bool] | None = None
+    ) -> Iterator[dict[str, Any]]:
+        """Every job the filter matches whose labels `pick` accepts, as GetCustomJob shapes it, page by
+        page: the GAPIC client's pager asks for each next page (with the same retry) as the last is used
+        up; each page, and each retry of one, waits for its slot of the region's quota first. A job
+        `pick` refuses is never converted. The one listing: the protocol's, `labelled` and the refresh's."""
+        method = "list_custom_jobs"
+
+        def paced_retry(error: Exception) -> None:  # called before each retry's backoff sleep
+            _log_retry(error)
+            self._pacer.wait(method)
+
+        retry = BACKOFF.retry(*_TRANSIENT, timeout=READ_DEADLINE, on_error=paced_retry)
+        with self._refusals(action, method, parent):
+            self._pacer.wait(method)
+            pager = self._client.list_custom_jobs(
+                request={"parent": parent, "filter": filter_, "page_size": 100}, retry=retry, timeout=CALL_TIMEOUT
             )
-            # This page only (the pager's first response); a job `pick` refuses is never converted.
-            jobs += [to_dict(job) for job in page.custom_jobs if pick is None or pick(job)]
-            token = page.next_page_token
-            if not token:
-                return jobs
+            for page in pager.pages:
+                yield from (to_dict(job) for job in page.custom_jobs if pick is None or pick(job.labels))
+                if page.next_page_token:
+                    self._pacer.wait(method)  # the pager fetches the next page when the loop asks for it
 
     def create(self, parent: str, body: dict[str, Any]) -> dict[str, Any]:
         """One CreateCustomJob call, never retried here: whether a failed one landed is for
@@ -307,28 +313,8 @@ class JobService:
         return self.get(name)
 
     def stack_jobs(self, parent: str, value: str) -> Iterator[dict[str, Any]]:
-        """Every job in `parent` that carries the stack label `value`, as GetCustomJob shapes it, page by
-        page: the GAPIC client's pager asks for each next page (with the same retry) as the last is used
-        up; each page, and each retry of one, waits for its slot of the region's quota first."""
-        method = "list_custom_jobs"
-
-        def paced_retry(error: Exception) -> None:  # called before each retry's backoff sleep
-            _log_retry(error)
-            self._pacer.wait(method)
-
-        retry = BACKOFF.retry(*_TRANSIENT, timeout=READ_DEADLINE, on_error=paced_retry)
-        self._pacer.wait(method)
-        pager = self._client.list_custom_jobs(
-            request={"parent": parent, "filter": f'labels.{submission_labels.STACK_LABEL}="{value}"', "page_size": 100},
-            retry=retry,
-            timeout=CALL_TIMEOUT,
-        )
-        for page in pager.pages:
-            for job in page.custom_jobs:
-                if job.labels.get(submission_labels.STACK_LABEL) == value:  # the filter is a search, this the check
-                    yield to_dict(job)
-            if page.next_page_token:
-                self._pacer.wait(method)  # the pager fetches the next page when the loop asks for it
+        """Every job in `parent` that carries the stack label `value`, lazily, page by page (_listing)."""
+        return self._labelled("list the stack's jobs", parent, submission_labels.STACK_LABEL, value)
 
     def cancel(self, name: str) -> None:
         try:
@@ -417,15 +403,21 @@ class JobService:
             self._pacer.wait(method.__name__)
             return method(retry=None, **kwargs)
 
-        try:
+        with self._refusals(action, method.__name__, target):
             return retry(attempt)() if retry is not None else attempt()
+
+    @contextmanager
+    def _refusals(self, action: str, method: str, target: str) -> Iterator[None]:
+        """Vertex's final refusals of a call, as errors that say what to do."""
+        try:
+            yield
         except (exceptions.PermissionDenied, exceptions.Unauthenticated) as error:
-            raise VertexError(_access_denied(action, method.__name__, target, error)) from error
+            raise VertexError(_access_denied(action, method, target, error)) from error
         except exceptions.InvalidArgument as error:
             raise VertexError(f"Vertex AI rejected the request to {action}: {error.message}") from error
         except exceptions.NotFound as error:
             # On a call that names only the parent, NOT_FOUND means the parent itself.
-            if method.__name__ in ("create_custom_job", "list_custom_jobs"):
+            if method in ("create_custom_job", "list_custom_jobs"):
                 raise VertexError(
                     f"Vertex AI could not {action}: {error.message}. {target} does not exist or the Vertex AI "
                     "API is not enabled there: check gcp:project and gcp:region (or the job's project and "
