@@ -66,7 +66,7 @@ def readable() -> bool:
 
 
 def _download(uri: str, project: str) -> bytes:
-    from google.cloud import storage  # type: ignore[attr-defined]
+    from google.cloud import storage  # type: ignore[attr-defined]  # google-cloud-storage ships no stubs for this re-export
     from google.cloud.storage.retry import DEFAULT_RETRY
 
     bucket, _, name = uri.removeprefix("gs://").partition("/")

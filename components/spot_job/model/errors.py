@@ -59,7 +59,7 @@ def reported_cleanly(method: F) -> F:
                 _host_reports_marked_errors_cleanly()
             raise
 
-    return wrapper  # type: ignore[return-value]
+    return wrapper  # type: ignore[return-value]  # functools.wraps keeps the signature at run time; mypy sees only the wrapper's (*args, **kwargs)
 
 
 def mark_clean(error: BaseException) -> None:
@@ -101,4 +101,4 @@ def _host_reports_marked_errors_cleanly() -> None:
     servicer_module = host.module()
     with _adapting:
         if getattr(servicer_module, "traceback", None) is traceback:
-            servicer_module.traceback = _HostTraceback()  # type: ignore[union-attr]
+            servicer_module.traceback = _HostTraceback()  # type: ignore[union-attr]  # host.module() is not None here: the getattr above found its traceback

@@ -12,7 +12,7 @@ from tabular_trainer.run import Run
 _resumed = Run.resumed
 
 
-def _unseeded_order(self, files, step):  # type: ignore[no-untyped-def]
+def _unseeded_order(self, files, step):  # type: ignore[no-untyped-def]  # a stand-in for Run.resumed, typed as it is
     return dataclasses.replace(_resumed(self, files, step), order_rng=np.random.default_rng(step))
 
 
