@@ -43,7 +43,7 @@ class Mlp:
 
     def logits(self, params: Params, x: NDArray[np.float64]) -> NDArray[np.float64]:
         hidden = np.maximum(x @ params["w1"] + params["b1"], 0.0)
-        return hidden @ params["w2"] + params["b2"]  # type: ignore[no-any-return]  # numpy types `@` of float64 arrays as Any
+        return hidden @ params["w2"] + params["b2"]  # type: ignore[no-any-return]
 
     def loss_and_grads(self, params: Params, x: NDArray[np.float64], y: NDArray[np.int64]) -> tuple[float, Params]:
         """Mean cross-entropy of the batch and its gradient with respect to each parameter."""
