@@ -241,9 +241,11 @@ PRICE_TITLE = (
 def price_change(old: dict[str, dict[str, Any]], new: dict[str, dict[str, Any]], price_table: Any) -> str:
     """Each job whose price per hour the change moves, before → after and by how much; then
     the stack's total over the jobs whose prices are known on both sides."""
+    from components.pricing import money
+
     lines = [PRICE_TITLE]
     before_total = after_total = 0.0
-    unknown = []
+    unknown, approximate, marked = [], False, False
     for name in sorted(set(old) | set(new)):
         before = _hourly(old.get(name), price_table)
         after = _hourly(new.get(name), price_table)
@@ -252,20 +254,36 @@ def price_change(old: dict[str, dict[str, Any]], new: dict[str, dict[str, Any]],
         else:  # an absent side (added, removed) costs nothing per hour
             before_total += before.usd if before is not None and before.usd is not None else 0.0
             after_total += after.usd if after is not None and after.usd is not None else 0.0
+            approximate = approximate or any(side is not None and side.approximate for side in (before, after))
         if before == after:
             continue
         lines.append(f"  {name}: {_price(before)} → {_price(after)}{_delta(before, after)}")
+        marked = marked or any(side is not None and side.approximate for side in (before, after))
     if len(lines) == 1:
         lines.append("  no job's price per hour changes")
     priced = set(old) | set(new)
     if priced and set(unknown) == priced:
         lines.append("  total: no job's price is known on both sides")
     else:
-        total = f"total of the jobs priced on both sides: ${before_total:.4f}/h → ${after_total:.4f}/h ({after_total - before_total:+.4f}/h)"
+        total = (
+            f"total of the jobs priced on both sides: {money.per_hour(before_total, approximate)} → "
+            f"{money.per_hour(after_total, approximate)} ({money.per_hour(after_total - before_total, approximate, sign=True)})"
+        )
         lines.append(f"  {total}")
     if unknown:
         lines.append(f"  unknown, not in the total: {', '.join(unknown)} (docs/costs.md: set prices in spot-training:prices)")
+    if approximate or marked:
+        lines.append(f"  {money.LEGEND}")
+    lines += [f"  {line}" for line in _dated(price_table)]
     return "\n".join(lines)
+
+
+def _dated(price_table: PriceTable) -> list[str]:
+    from datetime import date
+
+    from offline.render import dated
+
+    return dated(price_table, date.today())
 
 
 def _hourly(inputs: dict[str, Any] | None, price_table: PriceTable) -> Hourly | None:
@@ -284,9 +302,14 @@ def _price(hourly: Any) -> str:
 
 
 def _delta(before: Any, after: Any) -> str:
+    from components.pricing import money
+
     b = 0.0 if before is None else before.usd
     a = 0.0 if after is None else after.usd
-    return "" if a is None or b is None else f" ({a - b:+.4f}/h)"
+    if a is None or b is None:
+        return ""
+    approximate = any(side is not None and side.approximate for side in (before, after))
+    return f" ({money.per_hour(a - b, approximate, sign=True)})"
 
 
 def _changes(old: dict[str, dict[str, Any]], new: dict[str, dict[str, Any]]) -> str:

@@ -12,10 +12,14 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timezone
+from typing import TYPE_CHECKING
 
 import typer
 
 from cli import arguments, deployed, output
+
+if TYPE_CHECKING:
+    from components.pricing.table import PriceTable
 
 
 def register(app: typer.Typer) -> None:
@@ -73,7 +77,8 @@ def report(
         [
             (
                 a.name, str(a.attempt), a.state.removeprefix("JOB_STATE_"), a.strategy, a.region, a.machines, a.accelerators,
-                "unknown" if a.hours is None else f"{a.hours:.4f}", _usd(a.cost), _usd(a.standard_cost), _usd(a.saving),
+                "unknown" if a.hours is None else f"{a.hours:.4f}", _usd(a.cost, a.approximate), _usd(a.standard_cost, a.approximate),
+                _usd(a.saving, a.approximate),
                 "yes" if a.stockout else "-",
             )
             for a in result.attempts
@@ -84,14 +89,31 @@ def report(
     output.table(
         ("TOTAL", "ATTEMPTS", "COST", "STANDARD", "SAVING", "STOCKOUT_COST", "UNKNOWN"),
         [
-            (label, str(t.attempts), _usd(t.cost), _usd(t.standard_cost), _usd(t.saving), _usd(t.stockout_cost), str(len(t.unknown)))
+            (
+                label, str(t.attempts), _usd(t.cost, t.approximate), _usd(t.standard_cost, t.approximate), _usd(t.saving, t.approximate),
+                _usd(t.stockout_cost, t.approximate), str(len(t.unknown)),
+            )
             for label, t in [*((f"team {team}", t) for team, t in sorted(result.teams.items())), (f"stack {stack}", result.stack)]
         ],
     )
     for a in result.attempts:
         if a.why_unknown:
             output.note(f"{a.name} attempt {a.attempt}: unknown, not counted in the totals: {'; '.join(a.why_unknown)}")
+    _said_of_prices(prices, any(a.approximate for a in result.attempts))
 
 
-def _usd(value: float | None) -> str:
-    return "unknown" if value is None else f"{value:.4f}"
+def _said_of_prices(prices: PriceTable, marked: bool) -> None:
+    """The mark's legend where a figure carries it, and the table's date (a warning when stale)."""
+    from datetime import date
+
+    from components.pricing import money
+    from offline.render import dated
+
+    for line in ([money.LEGEND] if marked else []) + dated(prices, date.today()):
+        print(line)
+
+
+def _usd(value: float | None, approximate: bool) -> str:
+    from components.pricing import money
+
+    return "unknown" if value is None else money.usd(value, approximate)

@@ -20,6 +20,7 @@ import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -195,7 +196,7 @@ def ladder(job: RenderedJob) -> str:
 
 
 PRICES_TITLE = (
-    "PRICES (USD per hour, every replica of every worker pool; the cited table of components/pricing/ with the "
+    "PRICES (USD per hour, every replica of every worker pool; the table of components/pricing/ with the "
     "stack's spot-training:prices over it, docs/costs.md; unknown where no price is known, never 0)"
 )
 
@@ -226,26 +227,53 @@ def prices(jobs: list[RenderedJob], price_table: PriceTable) -> str:
     return prices_section(jobs, price_table).plain()
 
 
-def prices_section(jobs: list[RenderedJob], price_table: PriceTable) -> Section:
-    """Each job's price per hour on its strategy, on-demand (STANDARD) in its region, and on each
-    rung of its fallback ladder; then what has no price, so it can be set in spot-training:prices."""
+def prices_section(jobs: list[RenderedJob], price_table: PriceTable, today: date | None = None) -> Section:
+    """Each job's price per hour on its strategy, on-demand (STANDARD) in its region, what its
+    strategy saves per hour, and its price on each rung of its fallback ladder; then the
+    table's date (and a warning when it is stale), the mark's legend, and what has no price,
+    with the table's reason where it has one, so it can be set in spot-training:prices."""
+    from components.pricing import money
     from components.pricing.hourly import hourly
 
-    header = ("TEAM", "JOB", "STRATEGY", "PER_HOUR", "ON_DEMAND_PER_HOUR", "LADDER_PER_HOUR")
-    rows, missing = [], []
+    header = ("TEAM", "JOB", "STRATEGY", "PER_HOUR", "ON_DEMAND_PER_HOUR", "SAVING_PER_HOUR", "LADDER_PER_HOUR")
+    rows, missing, marked = [], [], False
     for j in jobs:
         spec = j.body["jobSpec"]
         steps = [(what, strategy, where, hourly(spec, where, strategy, price_table)) for what, strategy, where in placements(j)]
         _, own, location, price = steps[0]
         on_demand = hourly(spec, location, "STANDARD", price_table)
+        saving = "unknown"
+        if price.usd is not None and on_demand.usd is not None:
+            saving = money.per_hour(on_demand.usd - price.usd, price.approximate or on_demand.approximate)
         ladder_text = " → ".join(f"{what} {strategy} in {where} {h.text()}" for what, strategy, where, h in steps[1:]) or "-"
-        rows.append((j.team, j.job, own, price.text(), on_demand.text(), ladder_text))
+        rows.append((j.team, j.job, own, price.text(), on_demand.text(), saving, ladder_text))
+        marked = marked or any(h.approximate for *_, h in steps) or on_demand.approximate
         gaps = dict.fromkeys(m for *_, h in steps for m in h.missing)
         gaps.update(dict.fromkeys(on_demand.missing))
         if gaps:
-            missing.append(f"  {j.team}/{j.job}: no price for {', '.join(gaps)}")
-    after = ("unknown (set them in spot-training:prices, docs/config.md):", *missing) if missing else ()
-    return Section(PRICES_TITLE, header, rows, after)
+            missing.append(f"  {j.team}/{j.job}: no price for {'; '.join(gaps)}")
+    after = [*dated(price_table, today or date.today())]
+    if marked:
+        after.append(money.LEGEND)
+    if missing:
+        after += ["unknown (set them in spot-training:prices, docs/config.md):", *missing]
+    return Section(PRICES_TITLE, header, rows, tuple(after))
+
+
+def dated(price_table: PriceTable, today: date) -> list[str]:
+    """The table's date, and a warning when it is older than the table allows (table.STALE_AFTER_DAYS)."""
+    from components.pricing.table import STALE_AFTER_DAYS
+
+    if price_table.as_of is None:
+        return []
+    line = f"prices as of {price_table.as_of.isoformat()} (the table's oldest row, docs/costs.md)"
+    if price_table.stale(today):
+        return [
+            line,
+            f"warning: the price table is older than {STALE_AFTER_DAYS} days; Spot prices can change daily: "
+            "refresh it (docs/costs.md, \"Refreshing the table\")",
+        ]
+    return [line]
 
 
 def _priced(strategy: str) -> str:

@@ -44,6 +44,7 @@ class Attempt:
     standard_cost: float | None  # on STANDARD for the same hours
     stockout: bool
     why_unknown: tuple[str, ...] = ()
+    approximate: bool = False  # a figure rests on a derived price or a Spot snapshot (components/pricing/table.py)
 
     @property
     def team(self) -> str:
@@ -58,7 +59,7 @@ class Attempt:
             "job": self.name, "attempt": self.attempt, "name": self.job, "state": self.state, "strategy": self.strategy,
             "region": self.region, "machines": self.machines, "accelerators": self.accelerators, "hours": self.hours,
             "costUsd": self.cost, "standardCostUsd": self.standard_cost, "savingUsd": self.saving,
-            "stockout": self.stockout, "unknown": list(self.why_unknown),
+            "stockout": self.stockout, "unknown": list(self.why_unknown), "approximate": self.approximate,
         }
 
 
@@ -70,12 +71,14 @@ class Total:
     stockout_cost: float = 0.0
     attempts: int = 0
     unknown: list[str] = field(default_factory=list)  # "team/job attempt N" whose figures are not in the sums
+    approximate: bool = False  # some figure in the sums is approximate
 
     def add(self, a: Attempt) -> None:
         self.attempts += 1
         if a.cost is None or a.standard_cost is None:
             self.unknown.append(f"{a.name} attempt {a.attempt}")
             return
+        self.approximate = self.approximate or a.approximate
         self.cost += a.cost
         self.standard_cost += a.standard_cost
         self.saving += a.standard_cost - a.cost
@@ -86,6 +89,7 @@ class Total:
         return {
             "costUsd": round(self.cost, 6), "standardCostUsd": round(self.standard_cost, 6), "savingUsd": round(self.saving, 6),
             "stockoutCostUsd": round(self.stockout_cost, 6), "attempts": self.attempts, "unknown": self.unknown,
+            "approximate": self.approximate,
         }
 
 
@@ -132,6 +136,7 @@ def attempt(name: str, n: int, job: dict[str, Any], table: PriceTable, now: date
         name, n, job["name"], state, strategy, region, _machines(spec), _accelerators(spec), hours,
         _cost(on_strategy, hours), _cost(on_standard, hours),
         state == states.FAILED and resubmission_policy.is_stockout(job.get("error")), tuple(dict.fromkeys(unknown)),
+        on_strategy.approximate or on_standard.approximate,
     )
 
 

@@ -24,6 +24,7 @@ if str(stack_settings.PROJECT_DIR) not in sys.path:
     sys.path.append(str(stack_settings.PROJECT_DIR))  # components/pricing, which imports nothing of Pulumi's
 
 from components.pricing import hourly as hourly_prices  # noqa: E402
+from components.pricing import money  # noqa: E402
 from components.pricing import table as price_table  # noqa: E402
 
 
@@ -56,6 +57,7 @@ def _budget(level: str):
             )
             return
         totals: dict[str, float] = defaultdict(float)
+        approximate: dict[str, bool] = defaultdict(bool)  # some job's figure is derived or a Spot snapshot
         unknown: dict[str, list[str]] = defaultdict(list)
         for job in jobs:
             props = _plain(job.props)
@@ -67,12 +69,13 @@ def _budget(level: str):
                 unknown[team].append(f"{job.name} ({', '.join(price.missing)})")
             else:
                 totals[team] += price.usd
+                approximate[team] = approximate[team] or price.approximate
         limit = settings.team_hourly_budget
         where = f"{stack_settings.KEY}.teamHourlyBudget in {settings.source}"
         for team in sorted(set(totals) | set(unknown)):
             if totals[team] > limit:
                 report_violation(
-                    f"team {team}'s jobs cost an estimated ${totals[team]:.4f}/h together, over its budget of "
+                    f"team {team}'s jobs cost an estimated {money.per_hour(totals[team], approximate[team])} together, over its budget of "
                     f"${limit:.4f}/h ({where}): run fewer or smaller jobs, or raise the budget"
                     + (f"; not counted, no price known: {'; '.join(unknown[team])}" if unknown[team] else "")
                 )

@@ -74,8 +74,8 @@ def scene(emulator, bodies):
     for _ in range(3):
         emulator.advance(second)
     emulator.set_times(second, create="2026-12-01T12:35:00Z", start="2026-12-01T13:00:00Z", end="2026-12-01T14:30:00Z")
-    # vision/eval: a machine no table prices (e2-standard-4), one hour, succeeded: its cost is unknown.
-    evaluation = submit(CENTRAL, bodies["vision/eval"], machineType="e2-standard-4")
+    # vision/eval: a machine no table prices (c3-standard-4: no source read prices C3), one hour, succeeded: its cost is unknown.
+    evaluation = submit(CENTRAL, bodies["vision/eval"], machineType="c3-standard-4")
     for _ in range(3):
         emulator.advance(evaluation)
     emulator.set_times(evaluation, start="2026-12-02T08:00:00Z", end="2026-12-02T09:00:00Z")
@@ -112,7 +112,7 @@ def test_report_prices_every_attempt_and_totals_by_hand(emulator, scene, stacks)
     evaluation = by[("vision/eval", 1)]
     assert evaluation["hours"] == 1.0
     assert evaluation["costUsd"] is None and evaluation["standardCostUsd"] is None and evaluation["savingUsd"] is None
-    assert any("e2-standard-4" in why for why in evaluation["unknown"])
+    assert any("c3-standard-4" in why for why in evaluation["unknown"])
 
     baseline = by[("tabular/baseline", 1)]
     assert baseline["state"] == "JOB_STATE_RUNNING"
@@ -144,8 +144,8 @@ def test_report_table_as_a_user_runs_it_never_shows_a_secret(emulator, scene, st
     assert TOKEN not in done.stdout + done.stderr
     lines = done.stdout.splitlines()
     first = next(line.split() for line in lines if line.startswith("vision/resnet-smoke") and " 1 " in line)
-    assert first[-4:] == ["0.5500", "1.7500", "1.2000", "yes"]
-    assert any(line.split()[:2] == ["team", "vision"] and "0.9100" in line.split() for line in lines)
+    assert first[-4:] == ["$0.5500", "$1.7500", "$1.2000", "yes"]
+    assert any(line.split()[:2] == ["team", "vision"] and "$0.9100" in line.split() for line in lines)
     assert "unknown" in next(line for line in lines if line.startswith("vision/eval"))
     assert "vision/eval attempt 1: unknown, not counted in the totals" in done.stderr
     json_done = spot_training_in_process("report", "dev", "--json", stacks_dir=stacks, env=env(emulator))
@@ -194,3 +194,50 @@ def test_bad_prices_are_one_error_naming_the_config_path(emulator, stacks):
     assert done.returncode == 2
     assert "spot-training:prices.machines.n1-standard-8.us-central1.spot: must be a price in USD per hour" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.fixture
+def shipped_stacks(tmp_path):
+    """dev as it ships (no spot-training:prices: the shipped table's rows) with resnet-smoke's region ladder."""
+    stack = yaml.safe_load((STACKS / "Pulumi.dev.yaml").read_text())
+    stack["config"]["spot-training:teams"]["vision"]["jobs"]["resnet-smoke"]["resubmission"] = {
+        "fallback": [{"afterStockouts": 1, "location": "us-east1"}]
+    }
+    (tmp_path / "Pulumi.dev.yaml").write_text(yaml.safe_dump(stack, allow_unicode=True))
+    return tmp_path
+
+
+def test_report_totals_from_the_shipped_tables_rows_by_hand(emulator, scene, shipped_stacks):
+    # The shipped rows (components/pricing/prices.csv), us-central1, derived unless said:
+    #   n1-standard-8    onDemand 0.4369977 (1.15 × 0.379998)   spot 0.092 (1.15 × 0.08)
+    #   NVIDIA_TESLA_T4  onDemand 0.4025    (1.15 × 0.35)       spot 0.161 (1.15 × 0.14)
+    #   n1-standard-4    onDemand 0.21849885 (cited)            spot 0.046 (1.15 × 0.04)
+    # and none in us-east1 (libcloud's copy has no SKU there): attempt 2 is unknown.
+    done = spot_training_in_process("report", "dev", "--json", stacks_dir=shipped_stacks, env=env(emulator))
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout)
+    by = {(a["job"], a["attempt"]): a for a in got["attempts"]}
+    first = by[("vision/resnet-smoke", 1)]
+    assert first["costUsd"] == pytest.approx(0.6325)  # 2.5 h × (0.092 + 0.161)
+    assert first["standardCostUsd"] == pytest.approx(2.09874425)  # 2.5 h × (0.4369977 + 0.4025)
+    assert first["savingUsd"] == pytest.approx(1.46624425)
+    assert first["approximate"] is True
+    second = by[("vision/resnet-smoke", 2)]
+    assert second["costUsd"] is None
+    assert "no price: machine n1-standard-8 in us-east1 (spot): libcloud's copy has no preemptible cpu SKU for us-east1" in second["unknown"]
+    baseline = by[("tabular/baseline", 1)]
+    assert baseline["costUsd"] == pytest.approx(0.092, abs=0.001)  # 2 h × 0.046
+    assert baseline["standardCostUsd"] == pytest.approx(0.4369977, abs=0.003)  # 2 h × 0.21849885, cited
+    vision, stack = got["teams"]["vision"], got["stack"]
+    assert vision["costUsd"] == pytest.approx(0.6325) and vision["stockoutCostUsd"] == pytest.approx(0.6325)
+    assert sorted(vision["unknown"]) == ["vision/eval attempt 1", "vision/resnet-smoke attempt 2"]
+    assert stack["costUsd"] == pytest.approx(0.7245, abs=0.001)  # 0.6325 + 0.092
+    assert stack["standardCostUsd"] == pytest.approx(2.53574195, abs=0.003)  # 2.09874425 + 0.4369977
+    assert stack["savingUsd"] == pytest.approx(1.81124195, abs=0.003)
+    assert stack["approximate"] is True
+
+    table = spot_training_in_process("report", "dev", stacks_dir=shipped_stacks, env=env(emulator))
+    first_line = next(line.split() for line in table.stdout.splitlines() if line.startswith("vision/resnet-smoke") and " 1 " in line)
+    assert first_line[-4:] == ["~$0.633", "~$2.1", "~$1.47", "yes"]  # three significant figures, marked
+    assert "~: rests on a derived price or a Spot snapshot, to 3 significant figures (docs/costs.md)" in table.stdout
+    assert "prices as of 2025-03-02 (the table's oldest row, docs/costs.md)" in table.stdout

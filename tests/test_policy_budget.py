@@ -3,6 +3,9 @@ stack's `spot-training:policy.teamHourlyBudget`, advisory unless the stack makes
 mandatory. Prices are stand-ins set in each test stack (test data, not Google's):
 
     n1-standard-8 us-central1 spot 0.10;  NVIDIA_TESLA_T4 us-central1 spot 0.12
+
+except the stack "shipped", which sets none: the shipped table's rows (components/pricing/prices.csv),
+    n1-standard-8 us-central1 spot 0.092 (1.15 × 0.08);  NVIDIA_TESLA_T4 us-central1 spot 0.161 (1.15 × 0.14)
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ def pack(tmp_path_factory):
         "mandatory": {"spot-training:policy": {"teamHourlyBudget": 0.5, "budgetEnforcement": "mandatory"}, "spot-training:prices": PRICES},
         "nobudget": {"spot-training:prices": PRICES},
         "noprices": {"spot-training:policy": {"teamHourlyBudget": 0.5}},
+        "shipped": {"spot-training:policy": {"teamHourlyBudget": 0.5}},
         "broken": {"spot-training:policy": {"teamHourlyBudget": "lots", "budgetEnforcement": "strict"}},
     }
     for name, config in files.items():
@@ -34,11 +38,13 @@ def pack(tmp_path_factory):
         yield host
 
 
-def jobs(stack: str, count: int, team: str = "vision") -> list[tuple[str, str, str, dict]]:
+def jobs(stack: str, count: int, team: str = "vision", machine: str | None = None) -> list[tuple[str, str, str, dict]]:
     found = []
     for i in range(count):
         props = copy.deepcopy(COMPLIANT[JOB])
         props["labels"] = {**props.get("labels", {}), "team": team}
+        if machine:  # one no table prices, and no accelerator
+            props["jobSpec"]["workerPoolSpecs"][0]["machineSpec"] = {"machineType": machine}
         name = f"{team}-job{i}"
         found.append((JOB, name, urn(JOB, name, stack), props))
     return found
@@ -82,9 +88,18 @@ def test_no_budget_no_check(pack):
 
 
 def test_an_unknown_price_is_reported_not_counted_as_free(pack):
-    diagnostics = [d for d in pack.analyze_stack(jobs("noprices", 1)) if d[0].startswith("team-hourly-budget")]
+    diagnostics = [d for d in pack.analyze_stack(jobs("noprices", 1, machine="c3-standard-8")) if d[0].startswith("team-hourly-budget")]
     assert [(d[0], d[2]) for d in diagnostics] == [("team-hourly-budget", "advisory")]
-    assert "cannot be checked" in diagnostics[0][1] and "n1-standard-8 in us-central1 (spot)" in diagnostics[0][1]
+    assert "cannot be checked" in diagnostics[0][1] and "c3-standard-8 in us-central1 (spot)" in diagnostics[0][1]
+
+
+def test_the_shipped_tables_rows_hold_a_team_to_its_budget(pack):
+    # 1 job × (0.092 + 0.161) = 0.253 <= 0.5: within
+    assert budget(pack.analyze_stack(jobs("shipped", 1))) == []
+    # 2 jobs × 0.253 = 0.506 > 0.5: over, the estimate marked as resting on derived Spot prices
+    diagnostics = [d for d in pack.analyze_stack(jobs("shipped", 2)) if d[0].startswith("team-hourly-budget")]
+    assert [(d[0], d[2]) for d in diagnostics] == [("team-hourly-budget", "advisory")]
+    assert "team vision's jobs cost an estimated ~$0.506/h together, over its budget of $0.5000/h" in diagnostics[0][1]
 
 
 def test_malformed_budget_settings_name_the_key(pack):

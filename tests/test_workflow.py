@@ -326,5 +326,6 @@ def test_the_price_comment_holds_the_diffs_price_section_and_without_a_token_is_
     done = subprocess.run([str(ROOT / ".ci" / "price-comment"), "dev", "1", "HEAD"], cwd=ROOT, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("<!-- spot-training price per hour: dev -->\n### dev: price per hour against HEAD")
-    assert "\nprice per hour (USD" in done.stdout and "total: no job's price is known on both sides" in done.stdout
+    assert "\nprice per hour (USD" in done.stdout and "total of the jobs priced on both sides: ~$" in done.stdout
+    assert "prices as of 2025-03-02" in done.stdout  # the table's date travels with the figures
     assert "resubmits" not in done.stdout  # the field-by-field diff stays in the job summary

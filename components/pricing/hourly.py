@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from components.pricing import money
 from components.pricing.table import PriceTable, tier
 
 
@@ -19,13 +20,14 @@ from components.pricing.table import PriceTable, tier
 class Hourly:
     usd: float | None  # None: unknown
     missing: tuple[str, ...] = ()  # what has no price, "machine n1-standard-8 in us-east1 (spot)"
+    approximate: bool = False  # some part rests on a derived price or a Spot snapshot (table.py)
 
     @property
     def known(self) -> bool:
         return self.usd is not None
 
     def text(self) -> str:
-        return f"${self.usd:.4f}/h" if self.usd is not None else "unknown"
+        return money.per_hour(self.usd, self.approximate) if self.usd is not None else "unknown"
 
 
 def pools(job_spec: Mapping[str, Any]) -> list[tuple[int, str, str | None, int]]:
@@ -47,7 +49,7 @@ def hourly(job_spec: Mapping[str, Any], region: str, strategy: str | None, table
     billed = tier(strategy)
     if billed is None:
         return Hourly(None, (f"strategy {strategy} (no price tier)",))
-    total, missing = 0.0, []
+    total, missing, approximate = 0.0, [], False
     for replicas, machine, accelerator, count in pools(job_spec):
         parts: Sequence[tuple[str, str, int]] = [("machine", machine, 1)]
         if accelerator and count:
@@ -55,9 +57,11 @@ def hourly(job_spec: Mapping[str, Any], region: str, strategy: str | None, table
         for kind, name, units in parts:
             price = table.price(kind, name, region, billed)
             if price is None:
-                missing.append(f"{kind} {name} in {region} ({billed})")
+                why = table.why_not(kind, name, region, billed)
+                missing.append(f"{kind} {name} in {region} ({billed})" + (f": {why}" if why else ""))
             else:
                 total += replicas * units * price.usd_per_hour
+                approximate = approximate or price.approximate
     if missing:
         return Hourly(None, tuple(dict.fromkeys(missing)))
-    return Hourly(round(total, 10))  # no float dust; more places than any price has
+    return Hourly(round(total, 10), approximate=approximate)  # no float dust; more places than any price has
