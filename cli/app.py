@@ -12,7 +12,9 @@ import sys
 
 import typer
 
-from cli import cancel, diff, logs, output, policy, render, report, sandbox, status, sweep, validate
+from cli import argument_names, cancel, diff, logs, output, policy, render, report, sandbox, status, sweep, validate
+
+argument_names.install()
 
 app = typer.Typer(
     name="spot-training",
@@ -43,10 +45,14 @@ def _verbs(
 
     \b
     Examples:
-      spot-training validate dev                   offline: every failure by its config path
-      spot-training render dev vision/resnet-smoke one job's request, settings and price per hour
-      spot-training diff dev                       what this branch changes, job by job
-      spot-training status dev                     the jobs on Vertex AI (Google credentials)
+      spot-training validate dev
+          offline: every failure by its config path
+      spot-training render dev vision/resnet-smoke
+          one job's request, settings and price per hour
+      spot-training diff dev
+          what this branch changes, job by job
+      spot-training status dev
+          the jobs on Vertex AI (Google credentials)
 
     Each verb's --help has its own examples; docs/cli.md has every verb, its output and exit codes.
     """

@@ -58,7 +58,8 @@ def diff(
 
     \b
     Examples:
-      spot-training diff dev                     against the merge base with the default branch
+      spot-training diff dev
+          against the merge base with the default branch
       spot-training diff dev --against origin/main
     """
     from offline.program import UnknownStack

@@ -38,8 +38,9 @@ def render(
     Examples:
       spot-training render dev                      every job of stack dev
       spot-training render dev vision/resnet-smoke  one job
-      spot-training render dev vision --summary     team vision's jobs, tables only
-      spot-training render dev --out bodies/        each body into bodies/<team>-<job>.json
+      spot-training render dev vision --summary     team vision's jobs, tables
+      spot-training render dev --out bodies/
+          each body into bodies/<team>-<job>.json
     """
     from offline import render as offline_render
     from stack_config.prices import table

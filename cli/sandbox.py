@@ -87,11 +87,11 @@ def _known_job(stack: str, job: str) -> None:
 @sandbox_app.command(name="up")
 def up(
     stack: str = arguments.STACK,
-    port: int = typer.Option(0, "--port", help="the JobService's port (default: any free one)"),
-    storage_port: int = typer.Option(0, "--storage-port", help="Cloud Storage's port (default: any free one)"),
+    port: int = typer.Option(0, "--port", metavar="PORT", help="the JobService's port (default: any free one)"),
+    storage_port: int = typer.Option(0, "--storage-port", metavar="PORT", help="Cloud Storage's port (default: any free one)"),
     run_for: str = typer.Option("30s", "--run-for", metavar="DURATION", help="how long a simulated (containerSpec) job runs"),
     preempt_every: str = typer.Option(None, "--preempt-every", metavar="DURATION", help="chaos: preempt each running SPOT job about this often"),
-    seed: int = typer.Option(0, "--seed", help="the chaos mode's random seed"),
+    seed: int = typer.Option(0, "--seed", metavar="N", help="the chaos mode's random seed"),
     grace: str = typer.Option("30s", "--grace", metavar="DURATION", help="the chaos mode's grace period between SIGTERM and SIGKILL"),
 ) -> None:
     """Run the stack's program under the real engine against local services; its jobs train here.
@@ -192,7 +192,7 @@ def drill(
     stack: str = arguments.STACK,
     job: str = arguments.TEAM_JOB,
     preemptions: int = typer.Option(3, "--preemptions", metavar="N", help="how many times the second run is preempted"),
-    seed: int = typer.Option(0, "--seed", help="fixes where the preemptions fall and which kind each is"),
+    seed: int = typer.Option(0, "--seed", metavar="N", help="fixes where the preemptions fall and which kind each is"),
     grace: str = typer.Option("30s", "--grace", metavar="DURATION", help="a gentle preemption's time between SIGTERM and SIGKILL"),
     tolerance: float = typer.Option(None, "--tolerance", metavar="REL", help="compare the numbers of model/metrics.json within REL, not bytes"),
 ) -> None:

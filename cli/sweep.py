@@ -38,10 +38,10 @@ def sweep(
 
     \b
     Examples:
-      spot-training sweep dev                       list what no state points to
+      spot-training sweep dev                     list what no state points to
       spot-training sweep dev --cancel --delete-ended
-      spot-training sweep dev --state state.json      a state exported elsewhere
-      spot-training sweep dev --sandbox               the stack's sandbox, its own state
+      spot-training sweep dev --state state.json  a state exported elsewhere
+      spot-training sweep dev --sandbox           the sandbox's own state
     """
     from operations import sweep as orphan_sweep
 
