@@ -9,6 +9,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from rich.console import Console
 from rich.markup import escape
+from rich.text import Text
 
 from offline import table as tables
 
@@ -17,13 +18,29 @@ err = Console(stderr=True, soft_wrap=True, highlight=False)
 
 
 def table(header: Sequence[str], rows: Iterable[Sequence[str]], title: str | None = None) -> None:
-    """A table: boxed on a terminal, columns of plain text otherwise (greppable, diffable)."""
+    """A table: boxed on a terminal (folded, one field a line, where it would not fit its
+    width), columns of plain text otherwise (greppable, diffable)."""
     if out.is_terminal:
-        out.print(tables.grid(header, rows, title=title))
+        rows = list(rows)
+        grid = tables.grid(header, rows, title=title)
+        if tables.fits(grid, out.width):
+            out.print(grid)
+            return
+        if title:
+            out.print(Text(title), soft_wrap=False)
+        out.print(Text(tables.folded(header, rows, out.width)), soft_wrap=True)
         return
     if title:
         print(title)
     print(tables.plain(header, rows))
+
+
+def line(text: str) -> None:
+    """A line of prose: wrapped at the width on a terminal, as it is otherwise."""
+    if out.is_terminal:
+        out.print(Text(text), soft_wrap=False)
+    else:
+        print(text)
 
 
 def error(message: str) -> None:

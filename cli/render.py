@@ -98,13 +98,19 @@ def _chosen(jobs: list[RenderedJob], only: list[str], stack: str) -> list[Render
 
 
 def _wrapped(section: Section) -> None:
-    """A section on a terminal: its title and the lines under it wrapped, the table within the width."""
+    """A section on a terminal: its title and the lines under it wrapped, the table as it is where it
+    fits the width, else folded (one field a line): a value is never cut (offline/table.py)."""
     from rich.text import Text
 
     from offline import table as tables
 
     if section.title:
         output.out.print(Text(section.title), soft_wrap=False)
-    output.out.print(tables.grid(section.header, section.rows, boxed=False, wrap=True), soft_wrap=False)
+    grid = tables.grid(section.header, section.rows, boxed=False)
+    if tables.fits(grid, output.out.width):
+        output.out.print(grid, soft_wrap=False)
+    else:
+        key = 2 if tuple(section.header[:2]) == ("TEAM", "JOB") else 1
+        output.out.print(Text(tables.folded(section.header, section.rows, output.out.width, key)), soft_wrap=True)
     for line in section.after:
         output.out.print(Text(line), soft_wrap=False)

@@ -110,7 +110,7 @@ def _said_of_prices(prices: PriceTable, marked: bool) -> None:
     from offline.render import dated
 
     for line in ([money.LEGEND] if marked else []) + dated(prices, date.today()):
-        print(line)
+        output.line(line)
 
 
 def _usd(value: float | None, approximate: bool) -> str:

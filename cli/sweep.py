@@ -60,7 +60,7 @@ def sweep(
         argv += ["--location", where]
     argv += ["--cancel"] * cancel + ["--delete-ended"] * delete_ended + ["--include-released"] * include_released
     with deployed.google_errors():
-        code = orphan_sweep.main(argv, command=COMMAND)
+        code = orphan_sweep.main(argv, command=COMMAND, out=orphan_sweep.Output(table=output.table, line=output.line))
     raise typer.Exit(code)
 
 

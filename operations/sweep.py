@@ -30,6 +30,7 @@ import argparse
 import enum
 import shlex
 import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -123,14 +124,31 @@ def parents_crossed(stack: Stack, state: StackState, extra_locations: list[str])
     return [parent_of(p, loc) for p in sorted(projects) for loc in sorted(locations)]
 
 
-def table(findings: list[Finding]) -> str:
+HEADER = ("STATUS", "JOB", "DISPLAY NAME", "STATE", "CREATED", "CONSOLE")
 
-    header = ("STATUS", "JOB", "DISPLAY NAME", "STATE", "CREATED", "CONSOLE")
-    return tables.plain(header, [
-        (f.status, f.job["name"], f.job.get("displayName") or "-", f.job.get("state") or "-",
+
+def rows(findings: list[Finding]) -> list[tuple[str, ...]]:
+    return [
+        (str(f.status), f.job["name"], f.job.get("displayName") or "-", f.job.get("state") or "-",
          f.job.get("createTime") or "-", JobName.parse(f.job["name"]).console_url)
         for f in findings
-    ])
+    ]
+
+
+def table(findings: list[Finding]) -> str:
+    return tables.plain(HEADER, rows(findings))
+
+
+@dataclass(frozen=True)
+class Output:
+    """Where the sweep writes its table and its lines: plain text by default; `spot-training
+    sweep` passes its own (on a terminal: the table folded to the width, the lines wrapped)."""
+
+    table: Callable[[Sequence[str], list[tuple[str, ...]]], None] = lambda header, found: print(tables.plain(header, found))
+    line: Callable[[str], None] = print
+
+
+PLAIN = Output()
 
 
 # How the sweep is run again, for the --cancel it suggests; `spot-training sweep` passes its own.
@@ -158,7 +176,7 @@ def _parser(prog: str = "python -m operations.sweep") -> argparse.ArgumentParser
     return parser
 
 
-def main(argv: list[str] | None = None, command: tuple[str, ...] = COMMAND) -> int:
+def main(argv: list[str] | None = None, command: tuple[str, ...] = COMMAND, out: Output = PLAIN) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = _parser(" ".join(command[2:]))
     args = parser.parse_args(argv)
@@ -173,7 +191,7 @@ def main(argv: list[str] | None = None, command: tuple[str, ...] = COMMAND) -> i
     from components.spot_job.client import job_service
 
     try:
-        return _sweep(args, [*command, *argv], stack, state)
+        return _sweep(args, [*command, *argv], stack, state, out)
     except job_service.VertexError as error:
         return _fail(error)
 
@@ -183,7 +201,7 @@ def _fail(error: Exception) -> int:
     return ERROR
 
 
-def _sweep(args: argparse.Namespace, command: list[str], stack: Stack, state: StackState) -> int:
+def _sweep(args: argparse.Namespace, command: list[str], stack: Stack, state: StackState, out: Output) -> int:
     from components.spot_job.client import job_service
 
     if state.pending:
@@ -205,58 +223,58 @@ def _sweep(args: argparse.Namespace, command: list[str], stack: Stack, state: St
             if split_parent(parent)[1] == location:
                 findings += unaccounted(service.labelled(parent, submission_labels.STACK_LABEL, stack_label), state)
     if not findings:
-        print(f"No job of stack {stack.name} ({stack.project}) outside its state in: {', '.join(where)}")
+        out.line(f"No job of stack {stack.name} ({stack.project}) outside its state in: {', '.join(where)}")
         return DONE
 
-    print(table(findings))
+    out.table(HEADER, rows(findings))
     orphans = [f for f in findings if f.status is Status.ORPHANED]
     released = [f for f in findings if f.status is Status.RELEASED and f.active]
     released_records = [f for f in findings if f.status is Status.RELEASED and f.ended]
     stopping = [f for f in findings if f.status is Status.STOPPING]
     records = [f for f in findings if f.status is Status.ENDED]
-    print()
+    out.line("")
     if orphans:
-        print(f"{Status.ORPHANED}: {len(orphans)} job(s) no resource of the stack's state points to; each bills until it ends.")
+        out.line(f"{Status.ORPHANED}: {len(orphans)} job(s) no resource of the stack's state points to; each bills until it ends.")
     if released or released_records:
-        print(f"{Status.RELEASED}: {len(released) + len(released_records)} job(s) submitted with onDelete: keep, left on "
+        out.line(f"{Status.RELEASED}: {len(released) + len(released_records)} job(s) submitted with onDelete: keep, left on "
               f"purpose ({len(released)} active, {len(released_records)} ended).")
     if stopping:
-        print(f"{Status.STOPPING}: {len(stopping)} job(s) cancelled and still stopping; their records can be deleted once "
+        out.line(f"{Status.STOPPING}: {len(stopping)} job(s) cancelled and still stopping; their records can be deleted once "
               "they have ended: run the sweep again later, with --delete-ended.")
     if records:
-        print(f"{Status.ENDED}: {len(records)} record(s) of jobs that ended; they bill nothing.")
+        out.line(f"{Status.ENDED}: {len(records)} record(s) of jobs that ended; they bill nothing.")
 
     deletable = records + (released_records if args.include_released else [])
     if args.cancel:
         for f in orphans + (released if args.include_released else []):
-            now = _cancel(f)
+            now = _cancel(f, out)
             if now is not None and now.get("state") in states.STOPPING:
                 stopping.append(Finding(now, Status.STOPPING))
             elif now is not None and Finding(now, f.status).ended:
                 deletable.append(Finding(now, f.status))  # stopped at once: its record can go now too
         if released and not args.include_released:
-            print(f"Left the {Status.RELEASED} job(s) running; add --include-released to cancel them too.")
+            out.line(f"Left the {Status.RELEASED} job(s) running; add --include-released to cancel them too.")
     left: list[Finding] = []
     if args.delete_ended:
         for f in deletable:
-            if not _delete(f):
+            if not _delete(f, out):
                 left.append(f)
         for f in stopping:
-            print(f"{f.job['name']} is still {states.CANCELLING}: run the sweep again later to delete its record.")
+            out.line(f"{f.job['name']} is still {states.CANCELLING}: run the sweep again later to delete its record.")
         if released_records and not args.include_released:
-            print(f"Left the ended {Status.RELEASED} record(s); add --include-released to delete them too.")
+            out.line(f"Left the ended {Status.RELEASED} record(s); add --include-released to delete them too.")
     elif records or (released_records and args.include_released):
-        print(f"To delete the {Status.ENDED} records: {shlex.join([*command, '--delete-ended'])}")
+        out.line(f"To delete the {Status.ENDED} records: {shlex.join([*command, '--delete-ended'])}")
 
     if orphans and not args.cancel:
-        print(f"To cancel the orphaned ones: {shlex.join([*command, '--cancel'])}")
+        out.line(f"To cancel the orphaned ones: {shlex.join([*command, '--cancel'])}")
         return ORPHANS_LEFT
     if args.delete_ended and (stopping or left):
         return STILL_STOPPING
     return DONE
 
 
-def _cancel(f: Finding) -> dict[str, Any] | None:
+def _cancel(f: Finding, out: Output) -> dict[str, Any] | None:
     """Cancel the job; the job as Vertex shows it right after (None once it is gone)."""
     from components.spot_job.client import job_service
 
@@ -264,11 +282,11 @@ def _cancel(f: Finding) -> dict[str, Any] | None:
     service = job_service.JobService(JobName.parse(name).location)
     service.cancel(name)
     now = service.get(name)
-    print(f"cancelled {name} ({f.job.get('displayName') or '-'}, {f.status}): now {(now or {}).get('state', 'gone')}")
+    out.line(f"cancelled {name} ({f.job.get('displayName') or '-'}, {f.status}): now {(now or {}).get('state', 'gone')}")
     return now
 
 
-def _delete(f: Finding) -> bool:
+def _delete(f: Finding, out: Output) -> bool:
     """Delete the ended job's record and wait for it; False if Vertex refused (the job changed meanwhile)."""
     from google.api_core import exceptions
 
@@ -279,9 +297,9 @@ def _delete(f: Finding) -> bool:
         service = job_service.JobService(JobName.parse(name).location)
         service.delete_record(name, DELETE_TIMEOUT)
     except exceptions.FailedPrecondition as refused:
-        print(f"not deleted {name}: {refused.message}; run the sweep again later.")
+        out.line(f"not deleted {name}: {refused.message}; run the sweep again later.")
         return False
-    print(f"deleted {name} ({f.job.get('displayName') or '-'}, {f.job.get('state')})")
+    out.line(f"deleted {name} ({f.job.get('displayName') or '-'}, {f.job.get('state')})")
     return True
 
 

@@ -241,3 +241,13 @@ def test_report_totals_from_the_shipped_tables_rows_by_hand(emulator, scene, shi
     assert first_line[-4:] == ["~$0.633", "~$2.1", "~$1.47", "yes"]  # three significant figures, marked
     assert "~: rests on a derived price or a Spot snapshot, to 3 significant figures (docs/costs.md)" in table.stdout
     assert "prices as of 2025-03-02 (the table's oldest row, docs/costs.md)" in table.stdout
+
+
+def test_report_at_80_columns_folds_and_cuts_nothing(emulator, scene, shipped_stacks, monkeypatch):
+    from tests.terminal import assert_fits_and_cuts_nothing, at_80_columns
+
+    plain = spot_training_in_process("report", "dev", stacks_dir=shipped_stacks, env=env(emulator)).stdout
+    at_80_columns(monkeypatch)
+    shown = spot_training_in_process("report", "dev", stacks_dir=shipped_stacks, env=env(emulator)).stdout
+    assert_fits_and_cuts_nothing(shown, plain, varies=r"2\.00\d\d|~\$0\.09\d|~\$0\.4\d\d|~\$0\.3\d\d|~\$0\.7\d\d|~\$2\.5\d|~\$1\.8\d")  # baseline runs on
+    assert "~$0.633" in shown
