@@ -1,6 +1,17 @@
 import os
+import sys
 
 import pytest
+
+# Compile once, import once: a machine with PYTHONDONTWRITEBYTECODE=1 (this workplace's do) would
+# have every test worker and every process the tests start (about 200: provider hosts, the CLI,
+# the program, trainers) compile the project's modules from source again, and pytest rewrite every
+# test module again on each run. The installed packages are compiled at install (`uv sync
+# --compile-bytecode`); the project's own modules and tests are compiled by the first process
+# that imports them, into the __pycache__ folders .gitignore leaves out. Before xdist starts its
+# workers: they and what they start inherit both.
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 from tests.emulator import JobServiceEmulator
 
