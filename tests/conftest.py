@@ -56,7 +56,7 @@ def host(emulator):
         yield host
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # with xdist, one per worker
 def _emulator_and_host():
     from tests.emulator import JobServiceEmulator
     from tests.provider_host import ProviderHost
@@ -67,8 +67,10 @@ def _emulator_and_host():
 
 @pytest.fixture
 def shared_emulator(_emulator_and_host, monkeypatch):
-    """The module's one emulator, emptied for this test. Starting a provider host (and importing
-    Google's client in it) costs a second; a module shares one, with an emulator reset per test."""
+    """The worker's one emulator, emptied for this test. Starting a provider host (and importing
+    Google's client in it) costs a second of CPU; the modules that import tests/shared_host.py
+    share one per worker (a session under xdist), with the emulator reset per test. A test that
+    kills its host, changes its environment or counts its start uses the `host` fixture: its own."""
     emu, _ = _emulator_and_host
     emu.reset()
     monkeypatch.setenv("AIPLATFORM_EMULATOR_HOST", emu.address)
@@ -77,7 +79,7 @@ def shared_emulator(_emulator_and_host, monkeypatch):
 
 @pytest.fixture
 def shared_host(_emulator_and_host, shared_emulator):
-    """The module's one provider host, its log cleared for this test; its emulator is shared_emulator."""
+    """The worker's one provider host, its log cleared for this test; its emulator is shared_emulator."""
     _, host = _emulator_and_host
     host.clear_log()
     return host

@@ -1,4 +1,4 @@
-"""`emulator` and `host` for a test module that shares one provider host (and one
+"""`emulator` and `host` for a test module that shares the worker's one provider host (and one
 emulator, reset per test) across its tests, instead of starting a host each:
 
     from tests.shared_host import emulator, host  # noqa: F401 (fixtures)
