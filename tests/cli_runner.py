@@ -20,7 +20,9 @@ def spot_training(*args: str, stacks_dir: Path | None = None, env: dict[str, str
     return subprocess.run([str(COMMAND), *args], cwd=cwd, env=environment, capture_output=True, text=True)
 
 
-def spot_training_in_process(*args: str, stacks_dir: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+def spot_training_in_process(
+    *args: str, stacks_dir: Path | None = None, env: dict[str, str] | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess:
     """The same command, run in this process (typer's test runner): for the cases where the
     process boundary is not what is tested, since each process pays the imports anew.
     Each verb keeps at least one test through `spot_training`, as a user runs it."""
@@ -32,7 +34,13 @@ def spot_training_in_process(*args: str, stacks_dir: Path | None = None, env: di
     if stacks_dir is not None:
         environment["SPOT_TRAINING_STACKS_DIR"] = str(stacks_dir)
     environment.update(env or {})
-    result = CliRunner().invoke(app, list(args), env=environment)
+    previous = Path.cwd()
+    if cwd is not None:
+        os.chdir(cwd)  # as the user's shell would be; put back after
+    try:
+        result = CliRunner().invoke(app, list(args), env=environment)
+    finally:
+        os.chdir(previous)
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise result.exception
     return subprocess.CompletedProcess(list(args), result.exit_code, result.stdout, result.stderr)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_runner import ROOT, spot_training
+from tests.cli_runner import ROOT, spot_training, spot_training_in_process
 
 NIGHTLY = """
         nightly:
@@ -47,7 +47,11 @@ def repo(origin, tmp_path) -> Path:
 
 
 def diff(repo: Path, *args: str):
-    return spot_training("diff", *args, stacks_dir=repo / "stacks", cwd=repo)
+    """`spot-training diff` in the clone, in this process (typer's runner, the clone as the working
+    directory): what is checked is its output and exit code. The tests of where diff is run
+    from (a subdirectory, elsewhere, no checkout) go through the entry point, in a process of
+    their own, as a user runs it."""
+    return spot_training_in_process("diff", *args, stacks_dir=repo / "stacks", cwd=repo)
 
 
 def edit(repo: Path, old: str, new: str, stack: str = "dev") -> None:

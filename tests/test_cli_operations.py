@@ -105,7 +105,7 @@ def test_status_shows_each_attempts_checkpointed_steps_from_the_training_progres
     gcs.bucket(output.removeprefix("gs://").split("/")[0])
     train(output, scene["first"], 250)  # checkpoints at 100 and 200, then preempted
     train(output, scene["second"], 150)  # resumes at 200, checkpoints at 300, still running
-    done = spot_training("status", "dev", env=env(emulator))
+    done = spot_training_in_process("status", "dev", env=env(emulator))
     assert done.returncode == 0 and done.stderr == "", done.stderr
     table = rows(done.stdout)
     resnet = sorted(table["vision/resnet-smoke"], key=lambda r: r[2])
@@ -228,7 +228,7 @@ def test_logs_of_a_job_never_submitted_exits_1(emulator):
 def test_a_job_the_stack_does_not_have_is_refused_before_credentials_with_a_did_you_mean(verb, tmp_path):
     """No credentials at all: the argument is checked against the stack first, so a typo is
     told as a typo, not as a missing sign-in."""
-    done = spot_training(verb, "dev", "vision/resnet-smok", env={"GOOGLE_APPLICATION_CREDENTIALS": str(tmp_path / "missing.json")})
+    done = spot_training_in_process(verb, "dev", "vision/resnet-smok", env={"GOOGLE_APPLICATION_CREDENTIALS": str(tmp_path / "missing.json")})
     assert done.returncode == 2
     assert "vision/resnet-smok is not a job of stack dev" in done.stderr, done.stderr
     assert "did you mean vision/resnet-smoke?" in done.stderr
@@ -238,7 +238,7 @@ def test_a_job_the_stack_does_not_have_is_refused_before_credentials_with_a_did_
 
 @pytest.mark.parametrize("verb", ["cancel", "logs"])
 def test_a_job_name_no_stack_can_have_is_refused_before_credentials(verb, tmp_path):
-    done = spot_training(verb, "dev", "vision/Eval Job", env={"GOOGLE_APPLICATION_CREDENTIALS": str(tmp_path / "missing.json")})
+    done = spot_training_in_process(verb, "dev", "vision/Eval Job", env={"GOOGLE_APPLICATION_CREDENTIALS": str(tmp_path / "missing.json")})
     assert done.returncode == 2
     assert "'vision/Eval Job'" in done.stderr and "lowercase letters" in done.stderr, done.stderr
     assert "credentials" not in done.stderr.lower()
@@ -269,7 +269,7 @@ def test_sweep_lists_orphans_says_how_to_cancel_them_then_cancels(emulator, scen
     assert command in done.stdout
     assert emulator.calls["CancelCustomJob"] == 0
 
-    done = spot_training(*command.split()[1:], env=env(emulator))
+    done = spot_training_in_process(*command.split()[1:], env=env(emulator))
     assert done.returncode == 0, done.stderr
     assert f"cancelled {scene['eval']}" in done.stdout
     assert state_of(emulator, scene["eval"]) in ("JOB_STATE_CANCELLING", "JOB_STATE_CANCELLED")
@@ -280,14 +280,14 @@ def test_sweep_lists_orphans_says_how_to_cancel_them_then_cancels(emulator, scen
 def test_sweep_deletes_ended_records_no_state_points_to_and_comes_back_for_a_stopping_one(emulator, scene, tmp_path):
     state = tmp_path / "dev-state.json"
     state.write_text(json.dumps(export(scene["first"], scene["second"])))  # eval and baseline are not in state
-    done = spot_training("sweep", "dev", "--state", str(state), env=env(emulator))
+    done = spot_training_in_process("sweep", "dev", "--state", str(state), env=env(emulator))
     assert done.returncode == 1, done.stderr  # eval is active: it bills
     lines = {line.split()[1]: line.split()[0] for line in done.stdout.splitlines() if "/customJobs/" in line}
     assert lines == {scene["eval"]: "ORPHANED", scene["baseline"]: "ENDED"}  # the first attempt is in state
     command = f"spot-training sweep dev --state {state} --delete-ended"
     assert command in done.stdout
 
-    done = spot_training(*command.split()[1:], "--cancel", env=env(emulator))
+    done = spot_training_in_process(*command.split()[1:], "--cancel", env=env(emulator))
     assert done.returncode == 3, done.stderr  # eval was cancelled, and is still stopping
     assert f"deleted {scene['baseline']}" in done.stdout and f"cancelled {scene['eval']}" in done.stdout
     assert f"{scene['eval']} is still JOB_STATE_CANCELLING: run the sweep again later" in done.stdout
@@ -373,7 +373,7 @@ def test_status_and_cancel_find_an_attempt_a_region_ladder_moved_to_another_regi
 
 
 def test_help_shows_no_type_for_a_flag_and_an_example_for_every_verb():
-    done = spot_training("--help")
+    done = spot_training_in_process("--help")
     assert done.returncode == 0 and "<bool>" not in done.stdout and "--version" in done.stdout
     for verb in ("validate", "render", "policy", "diff", "status", "report", "cancel", "logs", "sweep"):
         helped = spot_training_in_process(verb, "--help")
@@ -398,7 +398,7 @@ def test_version_prints_the_installed_version():
 
 @pytest.mark.parametrize("verb", [["status"], ["report"], ["cancel", "vision/eval"], ["logs", "vision/eval"], ["sweep"]])
 def test_a_location_that_is_no_region_is_refused_before_credentials(verb, tmp_path):
-    done = spot_training(verb[0], "dev", *verb[1:], "--location", "us-centrall1", env={"GOOGLE_APPLICATION_CREDENTIALS": str(tmp_path / "missing.json")})
+    done = spot_training_in_process(verb[0], "dev", *verb[1:], "--location", "us-centrall1", env={"GOOGLE_APPLICATION_CREDENTIALS": str(tmp_path / "missing.json")})
     assert done.returncode == 2, done.stdout + done.stderr
     assert "--location: 'us-centrall1' is not a region" in done.stderr and "did you mean us-central1?" in done.stderr, done.stderr
     assert "credentials" not in done.stderr.lower()

@@ -19,7 +19,7 @@ def test_the_stacks_pass_and_exit_0(stack):
 def test_a_mandatory_violation_prints_the_policy_its_level_the_resource_and_the_full_message_and_exits_1(tmp_path):
     stack = LADDER_STACK.replace("us-docker.pkg.dev/vertex-ai/training/pytorch-gpu.2-4.py310:latest", UNPINNED)
     (tmp_path / "Pulumi.dev.yaml").write_text(stack)
-    done = spot_training("policy", "dev", stacks_dir=tmp_path)
+    done = spot_training_in_process("policy", "dev", stacks_dir=tmp_path)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "Traceback" not in done.stderr
     assert "job-image-pinned (mandatory)" in done.stdout

@@ -144,7 +144,7 @@ def test_render_out_writes_one_body_per_job_and_no_command_that_submits_it(tmp_p
 
 
 def test_a_job_filter_renders_only_that_job_or_that_team(tmp_path):
-    one = spot_training("render", "dev", "vision/resnet-smoke")
+    one = spot_training_in_process("render", "dev", "vision/resnet-smoke")
     assert one.returncode == 0, one.stderr
     assert job_order(one.stdout) == ["vision/resnet-smoke"]
     assert list(settings_of(one.stdout)) == ["vision/resnet-smoke"]
@@ -164,7 +164,7 @@ def test_a_job_filter_the_stack_does_not_have_is_a_usage_error_with_a_did_you_me
 
 
 def test_summary_mode_prints_the_tables_and_no_request_body():
-    done = spot_training("render", "dev", "--summary")
+    done = spot_training_in_process("render", "dev", "--summary")
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("TEAM") and "\nSETTINGS" in done.stdout and "\nPRICES" in done.stdout
     assert job_order(done.stdout) == [] and "{" not in done.stdout
@@ -215,7 +215,7 @@ def test_a_rung_past_max_resubmissions_is_said_never_to_be_reached():
 def test_an_out_that_is_a_file_or_cannot_be_made_is_one_error_before_anything_is_printed(tmp_path):
     (tmp_path / "taken").write_text("a file\n")
     for out in (tmp_path / "taken", tmp_path / "taken" / "below"):
-        done = spot_training("render", "dev", "--out", str(out))
+        done = spot_training_in_process("render", "dev", "--out", str(out))
         assert done.returncode == 2 and done.stdout == "", done.stderr
         assert f"--out {out}" in done.stderr and "Traceback" not in done.stderr and "unexpected" not in done.stderr
         assert len(done.stderr.strip().splitlines()) == 1

@@ -14,7 +14,7 @@ def test_a_valid_stack_says_so_and_exits_0():
 
 def test_an_invalid_stack_lists_every_failure_by_path_without_a_traceback_and_exits_1(tmp_path):
     (tmp_path / "Pulumi.dev.yaml").write_text(BROKEN_STACK)
-    done = spot_training("validate", "dev", stacks_dir=tmp_path)
+    done = spot_training_in_process("validate", "dev", stacks_dir=tmp_path)
     assert done.returncode == 1
     assert "Traceback" not in done.stderr and done.stdout == ""
     assert done.stderr.startswith("error: invalid stack config:")
@@ -52,7 +52,7 @@ IMPORTING_STACK = BROKEN_STACK.split("      jobs:\n")[0] + f"""\
 
 def test_an_import_that_cannot_be_a_job_of_this_entry_is_an_error_by_path(tmp_path):
     (tmp_path / "Pulumi.dev.yaml").write_text(IMPORTING_STACK)
-    done = spot_training("validate", "dev", stacks_dir=tmp_path)
+    done = spot_training_in_process("validate", "dev", stacks_dir=tmp_path)
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert "spot-training:teams.vision.jobs.elsewhere.import: the job is in acme-ml-dev / europe-west4" in done.stderr
     assert "spot-training:teams.vision.jobs.misnamed.import: 'customJobs/123' is not a CustomJob name" in done.stderr
@@ -270,7 +270,7 @@ def test_a_job_name_cancel_and_logs_cannot_address_is_refused_by_path_with_a_nam
     """`Eval Job/1` would be a Pulumi resource, a display name and a gs:// prefix, but TEAM/JOB
     (cancel, logs) cannot name it and `render --out` cannot write its file."""
     (tmp_path / "Pulumi.dev.yaml").write_text(_stack_with_job('"Eval Job/1"'))
-    done = spot_training("validate", "dev", stacks_dir=tmp_path)
+    done = spot_training_in_process("validate", "dev", stacks_dir=tmp_path)
     assert done.returncode == 1 and done.stdout == ""
     assert "spot-training:teams.vision.jobs.Eval Job/1: job names are 1-63 lowercase letters" in done.stderr, done.stderr
     assert "for example 'eval-job-1'" in done.stderr
@@ -282,9 +282,9 @@ def test_a_valid_job_name_is_one_every_verb_takes(tmp_path):
     name = "a_" + "b-" * 30 + "c"
     assert len(name) == 63
     (tmp_path / "Pulumi.dev.yaml").write_text(_stack_with_job(name))
-    done = spot_training("validate", "dev", stacks_dir=tmp_path)
+    done = spot_training_in_process("validate", "dev", stacks_dir=tmp_path)
     assert done.returncode == 0, done.stderr
-    rendered = spot_training("render", "dev", f"vision/{name}", "--summary", stacks_dir=tmp_path)
+    rendered = spot_training_in_process("render", "dev", f"vision/{name}", "--summary", stacks_dir=tmp_path)
     assert rendered.returncode == 0, rendered.stderr
     assert name in rendered.stdout
 
@@ -320,7 +320,7 @@ def test_an_image_name_or_tag_docker_refuses_is_refused_by_path_at_validate(tmp_
         '        "my image": {name: ok, tag: v1}\n'
     )
     (tmp_path / "Pulumi.dev.yaml").write_text(_stack_with_images(images, '      packages:\n        "my pkg": {source: training/spot-runtime}\n'))
-    done = spot_training("validate", "dev", stacks_dir=tmp_path)
+    done = spot_training_in_process("validate", "dev", stacks_dir=tmp_path)
     assert done.returncode == 1 and "Traceback" not in done.stderr
     err = done.stderr
     assert "spot-training:teams.vision.images.trainer.name: 'Trainer Image' is not an image name" in err, err
