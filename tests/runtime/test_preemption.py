@@ -13,9 +13,16 @@ import spot_runtime
 CHILD = Path(__file__).with_name("notice_child.py")
 
 
+def _sigint_as_a_terminal_leaves_it():
+    # A suite started in the background (`pytest &`, a CI runner) passes SIGINT on ignored, and
+    # Python then installs no KeyboardInterrupt handler in the child: the test is of the default.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start(mode, directory="-"):
     return subprocess.Popen(
-        [sys.executable, str(CHILD), mode, str(directory)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [sys.executable, str(CHILD), mode, str(directory)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=_sigint_as_a_terminal_leaves_it,
     )
 
 
