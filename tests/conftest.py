@@ -3,6 +3,8 @@ import sys
 
 import pytest
 
+from tests.emulator import JobServiceEmulator
+
 # Compile once, import once: a machine with PYTHONDONTWRITEBYTECODE=1 (this workplace's do) would
 # have every test worker and every process the tests start (about 200: provider hosts, the CLI,
 # the program, trainers) compile the project's modules from source again, and pytest rewrite every
@@ -13,7 +15,6 @@ import pytest
 sys.dont_write_bytecode = False
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
-from tests.emulator import JobServiceEmulator
 
 # The provider paces its calls to Vertex AI's per-minute quotas (components/spot_job/client/quota_pacing.py).
 # Against the emulator the quota's minute lasts 60/S real seconds: here S=1000 (a minute is 60 ms),

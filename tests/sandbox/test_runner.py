@@ -10,10 +10,9 @@ import pytest
 from google.auth.credentials import AnonymousCredentials
 from google.cloud import storage
 
+from sandbox.jobservice import developer_api
 from sandbox.services import Services
 from sandbox.workspace import Workspace
-
-from sandbox.jobservice import developer_api
 from tests.sandbox.jobs import BUCKET, PARENT, TERMINAL, client, running, trainer_job, upload_trainer, wait_for
 from tests.sandbox.walk import wait
 
