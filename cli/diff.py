@@ -15,10 +15,11 @@ stack that does not exist here, a ref git does not know, or no git.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import subprocess
-import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -32,7 +33,6 @@ if TYPE_CHECKING:
 
 from cli import arguments, output
 
-ROOT = Path(__file__).resolve().parent.parent
 # The branch names tried, in order, after origin/HEAD and init.defaultBranch.
 DEFAULT_BASES = ("main", "master")
 _MISSING = object()
@@ -117,9 +117,18 @@ def jobs_of(stack: str) -> dict[str, dict[str, Any]]:
 
 
 def _jobs_at(repo: Path, commit: str, ref: str, stack: str) -> dict[str, dict[str, Any]] | None:
-    """The stack's jobs as REF's tree describes them, rendered by this code in a subprocess
-    whose cwd is that tree (its relative paths resolve there; no module cache is shared);
-    None if REF has no such stack."""
+    """The stack's jobs as REF's tree describes them, rendered by this code, in this process,
+    against a `git archive` of REF: the stack files and the paths they name (packages, build
+    contexts) are REF's, resolved in that tree as the program resolves them (in the stack's
+    project directory); None if REF has no such stack.
+
+    In this process, not one of its own (as it was until 2026-12): the render reads nothing
+    but its stack file and the paths under its project, and keeps nothing between renders a
+    later one would read back (the canonical form is a function of the definition; built
+    sdists are kept by the hash of their source). Only the environment variable naming the
+    stacks directory and the working directory are REF's for the while, and put back after.
+    What the render says on the way (notes, warnings) is REF's, not what the reviewer acts
+    on, and is not shown; its errors are, naming REF."""
     from stack_config import stack_file
 
     with tempfile.TemporaryDirectory(prefix="spot-training-diff-") as tmp:
@@ -132,26 +141,30 @@ def _jobs_at(repo: Path, commit: str, ref: str, stack: str) -> dict[str, dict[st
         stacks = _stacks_dir_in_repo(repo, Path(tmp))
         if not (Path(tmp) / stacks / f"Pulumi.{stack}.yaml").is_file():
             return None  # the stack is new: every job is added
-        # sys.path[0] is cwd for `python -c`: put this code first, or REF's own modules would be imported.
-        code = f"import sys; sys.path.insert(0, {str(ROOT)!r}); from cli.diff import _print_jobs; _print_jobs({stack!r})"
-        env = {**os.environ, stack_file.STACKS_DIR_ENV: str(Path(tmp) / stacks)}
-        done = subprocess.run([sys.executable, "-c", code], cwd=tmp, env=env, capture_output=True, text=True)
-    if done.returncode == 1:
-        raise InvalidStack(f"at {ref}: {done.stderr.strip().removeprefix('error: ')}")
-    if done.returncode != 0:
-        raise InvalidStack(f"cannot render stack {stack} at {ref}: {' '.join(done.stderr.split()[-40:])}")
-    rendered: dict[str, dict[str, Any]] = json.loads(done.stdout)
-    return rendered
+        try:
+            with _in_tree(Path(tmp), {stack_file.STACKS_DIR_ENV: str(Path(tmp) / stacks)}):
+                return jobs_of(stack)
+        except InvalidStack as problem:
+            raise InvalidStack(f"at {ref}: {problem}") from None
 
 
-def _print_jobs(stack: str) -> None:
-    """The subprocess side of _jobs_at: the jobs as JSON on stdout, or the message and exit 1."""
+@contextlib.contextmanager
+def _in_tree(tree: Path, environment: dict[str, str]) -> Iterator[None]:
+    """This process in REF's tree for a render: cwd, these variables, and stdout and stderr
+    held back; each put back as it was, whatever the render raised."""
+    previous_cwd, previous = Path.cwd(), {name: os.environ.get(name) for name in environment}
+    os.chdir(tree)
+    os.environ.update(environment)
     try:
-        jobs = jobs_of(stack)
-    except InvalidStack as problem:
-        print(f"error: {problem}", file=sys.stderr)
-        sys.exit(1)
-    json.dump(jobs, sys.stdout)
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            yield
+    finally:
+        os.chdir(previous_cwd)
+        for name, value in previous.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def _stacks_dir_in_repo(repo: Path, tree: Path) -> Path:

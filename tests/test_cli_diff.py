@@ -3,6 +3,7 @@ runs it, in a throwaway clone of this repository where the tests commit and edit
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -100,6 +101,41 @@ def test_no_change_says_so(repo):
     done = diff(repo, "dev")
     assert done.returncode == 0, done.stderr
     assert "no changes" in done.stdout and "3 unchanged" in done.stdout
+
+
+def test_the_merge_base_renders_from_its_own_tree_says_nothing_twice_and_leaves_the_process_as_it_was(repo):
+    """REF is rendered in this process against its archive: a package's source is REF's own
+    there (a change to the trainer's code here resubmits the job shipping it), what REF's
+    render notes is not said again beside the working tree's, and the working directory and
+    stacks directory are put back (a second diff in the same process says the same)."""
+    # A machine type no table lists is warned of by either side's render: committed, both have it.
+    edit(repo, "machineSpec: {machineType: n1-standard-4}\n              containerSpec", "machineSpec: {machineType: c3-standard-4}\n              containerSpec")
+    git(repo, "commit", "-q", "-am", "eval on c3")  # and diff against this commit
+    warned = "warning: spot-training:teams.vision.jobs.eval.workerPoolSpecs[0].machineSpec.machineType: c3-standard-4"
+    model = repo / "training" / "tabular-trainer" / "src" / "tabular_trainer" / "model.py"
+    model.write_text(model.read_text() + "\n# a change to the trainer's code, not committed\n")
+    done = diff(repo, "dev", "--against", "HEAD")
+    assert done.returncode == 0, done.stderr
+    changed = [line for line in done.stdout.splitlines() if line.startswith("~ ")]
+    assert changed and all("tabular/baseline" in line for line in changed), done.stdout
+    assert "packageUris" in done.stdout and "resubmits" in done.stdout, done.stdout
+    assert done.stderr.count(warned) == 1, done.stderr
+    again = diff(repo, "dev", "--against", "HEAD")
+    assert (again.returncode, again.stdout, again.stderr) == (0, done.stdout, done.stderr)
+
+
+def test_the_render_in_refs_tree_puts_the_directory_the_variables_and_the_output_back_whatever_it_raised(tmp_path, monkeypatch, capsys):
+    from cli.diff import _in_tree
+
+    monkeypatch.setenv("SPOT_TRAINING_STACKS_DIR", "here")
+    monkeypatch.delenv("SPOT_TRAINING_UNSET", raising=False)
+    before = Path.cwd()
+    with pytest.raises(RuntimeError), _in_tree(tmp_path, {"SPOT_TRAINING_STACKS_DIR": "there", "SPOT_TRAINING_UNSET": "set"}):
+        assert Path.cwd() == tmp_path and os.environ["SPOT_TRAINING_STACKS_DIR"] == "there"
+        print("REF's note")
+        raise RuntimeError("a failing render")
+    assert Path.cwd() == before and os.environ["SPOT_TRAINING_STACKS_DIR"] == "here" and "SPOT_TRAINING_UNSET" not in os.environ
+    assert "REF's note" not in capsys.readouterr().out
 
 
 def test_a_stack_absent_at_the_ref_is_all_added(repo):
