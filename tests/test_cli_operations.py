@@ -145,7 +145,7 @@ def test_a_vertex_error_is_one_message_and_exit_2(emulator):
 
 
 def test_without_credentials_it_says_so_in_one_message(tmp_path):
-    done = spot_training("status", "dev", env={"GOOGLE_APPLICATION_CREDENTIALS": str(tmp_path / "missing.json")})
+    done = spot_training_in_process("status", "dev", env={"GOOGLE_APPLICATION_CREDENTIALS": str(tmp_path / "missing.json")})
     assert done.returncode == 2
     assert "credentials" in done.stderr.lower()
     clean(done)

@@ -245,8 +245,10 @@ def test_validate_from_a_subdirectory_resolves_the_stacks_paths_against_the_proj
     dev stack's package and image paths (training/..., ./images/eval) are relative to it."""
     from tests.cli_runner import ROOT
 
-    for where in (ROOT / "docs", ROOT / "training" / "tabular-trainer"):
-        done = spot_training("validate", "dev", cwd=where)
+    # One directory as a process of its own (what the user's shell starts there), the other in-process
+    # from there: the code reads the working directory the same way.
+    for where, run in ((ROOT / "docs", spot_training), (ROOT / "training" / "tabular-trainer", spot_training_in_process)):
+        done = run("validate", "dev", cwd=where)
         assert done.returncode == 0, f"from {where}: {done.stderr}"
         assert done.stdout.startswith("dev: valid (3 jobs of 2 teams: tabular, vision)")
 

@@ -129,14 +129,14 @@ def test_each_example_stack_says_at_its_top_what_to_replace_before_a_deploy():
 
 def test_the_dev_stacks_way_to_deploy_without_an_image_of_your_own_validates(tmp_path):
     """The header's alternative (the example trainer, built by the stack) is a stack `validate` passes."""
-    from tests.cli_runner import spot_training
+    from tests.cli_runner import spot_training_in_process
 
     text = (ROOT / "stacks" / "Pulumi.dev.yaml").read_text()
     build = re.search(r"^#\s+(trainer: \{build: .*\})$", _header(ROOT / "stacks" / "Pulumi.dev.yaml"), re.M).group(1)
     args = re.search(r"^#.*resnet-smoke.*(args: \[.*\])", _header(ROOT / "stacks" / "Pulumi.dev.yaml"), re.M).group(1)
     text = text.replace('trainer: {name: trainer, tag: "2026-11-30"}', build).replace('args: ["--epochs=1"]', args)
     (tmp_path / "Pulumi.dev.yaml").write_text(text)
-    done = spot_training("render", "dev", "vision/resnet-smoke", "--summary", stacks_dir=tmp_path)
+    done = spot_training_in_process("render", "dev", "vision/resnet-smoke", "--summary", stacks_dir=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "trainer (built at deploy)" in done.stdout
 

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from components.pricing import table as prices
-from tests.cli_runner import spot_training, spot_training_in_process
+from tests.cli_runner import spot_training_in_process
 from tests.program import STACKS
 from tests.test_cli_diff import NIGHTLY, diff, edit, git, origin, repo  # noqa: F401 - the diff fixtures
 
@@ -85,7 +85,7 @@ def test_render_shows_the_price_on_the_strategy_on_demand_and_on_each_rung(tmp_p
         }
 
     write(tmp_path, change)
-    done = spot_training("render", "dev", stacks_dir=tmp_path)
+    done = spot_training_in_process("render", "dev", stacks_dir=tmp_path)
     assert done.returncode == 0, done.stderr
     lines = section(done.stdout, "PRICES")
     smoke = next(line for line in lines if line.startswith("vision") and "resnet-smoke" in line).split(None, 6)

@@ -78,10 +78,21 @@ def test_an_unknown_stack_is_named_with_the_ones_there_are(capsys):
     assert "no stack 'staging'" in err and "(stacks: dev, prod)" in err
 
 
-def render_in_subprocess(stacks_dir, stack: str = "dev"):
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GOOGLE_", "CLOUDSDK_", "PULUMI_", "AIPLATFORM_"))}
-    env["SPOT_TRAINING_STACKS_DIR"] = str(stacks_dir)
-    return subprocess.run([sys.executable, "-m", "offline.render", stack], cwd=ROOT, env=env, capture_output=True, text=True)
+@pytest.fixture
+def render_here(monkeypatch, capsys):
+    """`python -m offline.render STACK` against the stack files in `stacks_dir`, its main(argv) in
+    this process from the project's directory (a process of its own is
+    test_it_runs_without_credentials_or_the_pulumi_cli's): (exit code, stdout, stderr). An exception
+    that escapes main fails the test, as a traceback would show on the command line."""
+
+    def render(stacks_dir, stack: str = "dev") -> subprocess.CompletedProcess:
+        monkeypatch.setenv("SPOT_TRAINING_STACKS_DIR", str(stacks_dir))
+        monkeypatch.chdir(ROOT)
+        code = offline_render.main([stack])
+        out, err = capsys.readouterr()
+        return subprocess.CompletedProcess(["offline.render", stack], code, out, err)
+
+    return render
 
 
 BROKEN_STACK = """\
@@ -102,9 +113,9 @@ config:
 """ % ("0" * 64)
 
 
-def test_a_config_error_is_one_clean_message_listing_every_failure_by_path(tmp_path):
+def test_a_config_error_is_one_clean_message_listing_every_failure_by_path(tmp_path, render_here):
     (tmp_path / "Pulumi.dev.yaml").write_text(BROKEN_STACK)
-    done = render_in_subprocess(tmp_path)
+    done = render_here(tmp_path)
     assert done.returncode == 1
     assert "Traceback" not in done.stderr and done.stdout == ""
     assert done.stderr.startswith("error: invalid stack config:")
@@ -112,11 +123,11 @@ def test_a_config_error_is_one_clean_message_listing_every_failure_by_path(tmp_p
         assert f"spot-training:teams.vision.jobs.smoke.{path}" in done.stderr, done.stderr
 
 
-def test_a_duplicate_key_in_the_stack_file_is_an_error_naming_its_line(tmp_path):
+def test_a_duplicate_key_in_the_stack_file_is_an_error_naming_its_line(tmp_path, render_here):
     # PyYAML (and so Pulumi's Python config before this) keeps the last `smoke:`: the first job would vanish.
     duplicated = BROKEN_STACK.replace("      jobs:\n", "      jobs:\n        smoke: {workerPoolSpecs: []}\n")
     (tmp_path / "Pulumi.dev.yaml").write_text(duplicated)
-    done = render_in_subprocess(tmp_path)
+    done = render_here(tmp_path)
     assert done.returncode == 1
     assert "Traceback" not in done.stderr
     assert "Pulumi.dev.yaml:10: duplicate key 'smoke', first set on line 9" in done.stderr, done.stderr
@@ -146,34 +157,34 @@ def fixed_stack() -> str:
     return BROKEN_STACK.replace("replicaCount: 2", "replicaCount: 1").replace("strategy: SOMETIMES, timeout: 2h", "strategy: SPOT")
 
 
-def test_googles_spot_example_image_passes_validation_as_written(tmp_path):
+def test_googles_spot_example_image_passes_validation_as_written(tmp_path, render_here):
     # https://cloud.google.com/vertex-ai/docs/training/use-spot-vms: a prebuilt training container in containerSpec.imageUri
     google = "us-docker.pkg.dev/vertex-ai/training/tf-cpu.2-17.py310:latest"
     stack = fixed_stack()
     (tmp_path / "Pulumi.dev.yaml").write_text(stack.replace("us-docker.pkg.dev/acme/x/y@sha256:" + "0" * 64, google))
-    done = render_in_subprocess(tmp_path)
+    done = render_here(tmp_path)
     assert done.returncode == 0, done.stderr
     assert f'"imageUri": "{google}"' in done.stdout
     assert "note:" not in done.stderr  # submitted as written: no digest to resolve at deploy time
 
 
-def test_a_literal_tagged_image_is_said_to_be_submitted_as_written_not_pinned(tmp_path):
+def test_a_literal_tagged_image_is_said_to_be_submitted_as_written_not_pinned(tmp_path, render_here):
     # Only ${images.*} references are resolved to a digest at deploy time (issue 11.20);
     # a tag written in imageUri goes to Vertex as it is.
     literal = "us-docker.pkg.dev/acme/x/y:v3"
     stack = fixed_stack()
     (tmp_path / "Pulumi.dev.yaml").write_text(stack.replace("us-docker.pkg.dev/acme/x/y@sha256:" + "0" * 64, literal))
-    done = render_in_subprocess(tmp_path)
+    done = render_here(tmp_path)
     assert done.returncode == 0, done.stderr
     note = next(line for line in done.stderr.splitlines() if literal in line)
     assert "submitted as written" in note and "not pinned" in note and "${images." in note, note
     assert "digest its tag points to" not in done.stderr
 
 
-def test_a_bad_project_and_region_stop_the_offline_render_naming_each_key(tmp_path):
+def test_a_bad_project_and_region_stop_the_offline_render_naming_each_key(tmp_path, render_here):
     fixed = fixed_stack()
     (tmp_path / "Pulumi.dev.yaml").write_text(fixed.replace("acme-ml-dev", "Acme_ML").replace("us-central1", "us central"))
-    done = render_in_subprocess(tmp_path)
+    done = render_here(tmp_path)
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert "gcp:project: 'Acme_ML' is not a project id" in done.stderr, done.stderr
     # Google's table: https://cloud.google.com/vertex-ai/docs/general/locations

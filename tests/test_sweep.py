@@ -1,5 +1,6 @@
-"""The orphan sweep, run as a user runs it: `python -m operations.sweep`, against the
-emulator, over jobs that the dynamic provider host really submitted.
+"""The orphan sweep against the emulator, over jobs that the dynamic provider host really
+submitted: as a user runs it (`python -m operations.sweep`, a process) where the entry point
+or the environment is what is tested, its main(argv) in this process elsewhere.
 
 The scene, in stack dev of project spot-training (stacks/Pulumi.dev.yaml:
 acme-ml-dev, us-central1):
@@ -126,9 +127,18 @@ def sweep(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
 
 def sweep_here(capsys, *args: str) -> tuple[int, str, str]:
     """The command's main(argv) in this process (the emulator's address is in its
-    environment): the same code as the command line, without importing Google's
-    client again in a new process. (exit code, stdout, stderr)"""
-    code = sweep_command.main(list(args))
+    environment), from the project's directory as `sweep` runs it: the same code as the
+    command line, without importing Google's client again in a new process. A usage
+    error is argparse's exit, taken as its code. An exception that escapes main fails
+    the test, as a traceback on the command line would. (exit code, stdout, stderr)"""
+    previous = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        code = sweep_command.main(list(args))
+    except SystemExit as exit_:
+        code = exit_.code if isinstance(exit_.code, int) else 2
+    finally:
+        os.chdir(previous)
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -156,16 +166,16 @@ def test_lists_the_orphan_and_the_released_job_then_cancels_exactly_the_orphan(e
     assert command in result.stdout
     assert emulator.calls["CancelCustomJob"] == 0  # listing changes nothing
 
-    result = sweep(*command.split()[5:])  # what it said to run
-    assert result.returncode == 0, result.stderr
-    assert f"cancelled {scene['bert']}" in result.stdout
+    code, out, err = sweep_here(capsys, *command.split()[5:])  # what it said to run
+    assert code == 0, err
+    assert f"cancelled {scene['bert']}" in out
     assert state_of(emulator, scene["bert"]) in ("JOB_STATE_CANCELLING", "JOB_STATE_CANCELLED")
     # The released job, the state's job and the other stack's job are untouched.
     assert state_of(emulator, scene["archive"]) == "JOB_STATE_QUEUED"
     assert state_of(emulator, scene["resnet"]["jobName"]) == "JOB_STATE_QUEUED"
     assert state_of(emulator, scene["prod"]) == "JOB_STATE_QUEUED"
     assert emulator.calls["CancelCustomJob"] == 1
-    assert "--include-released" in result.stdout  # how to stop the released one too
+    assert "--include-released" in out  # how to stop the released one too
 
     code, out, _ = sweep_here(capsys, "dev", "--state", str(scene["state"]))
     assert code == 0
@@ -180,9 +190,9 @@ def test_include_released_cancels_the_released_job_too(emulator, scene, capsys):
     assert state_of(emulator, scene["resnet"]["jobName"]) == state_of(emulator, scene["prod"]) == "JOB_STATE_QUEUED"
 
 
-def test_include_released_without_cancel_is_a_usage_error(emulator, tmp_path):
-    result = sweep("dev", "--state", str(tmp_path / "state.json"), "--include-released")
-    assert result.returncode == 2 and "--include-released only goes with --cancel" in result.stderr
+def test_include_released_without_cancel_is_a_usage_error(emulator, tmp_path, capsys):
+    code, _, err = sweep_here(capsys, "dev", "--state", str(tmp_path / "state.json"), "--include-released")
+    assert code == 2 and "--include-released only goes with --cancel" in err
     assert sum(emulator.calls.values()) == 0
 
 
@@ -226,18 +236,20 @@ def test_without_state_it_runs_pulumi_stack_export(emulator, scene, tmp_path):
     assert set(rows(result.stdout)) == {scene["bert"], scene["archive"]}
 
 
-def test_without_the_pulumi_cli_it_says_to_pass_state(emulator, tmp_path):
-    result = sweep("dev", env={"PATH": str(tmp_path)})  # no `pulumi` there
-    assert result.returncode == 2
-    assert "--state" in result.stderr and "pulumi stack export --stack dev" in result.stderr
-    assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
+def test_without_the_pulumi_cli_it_says_to_pass_state(emulator, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))  # no `pulumi` there
+    code, _, err = sweep_here(capsys, "dev")
+    assert code == 2
+    assert "--state" in err and "pulumi stack export --stack dev" in err
+    assert len(err.strip().splitlines()) == 1
 
 
-def test_a_failing_pulumi_cli_is_one_error_with_its_message(emulator, tmp_path):
+def test_a_failing_pulumi_cli_is_one_error_with_its_message(emulator, tmp_path, capsys, monkeypatch):
     (tmp_path / "pulumi").write_text("#!/bin/sh\necho 'error: no stack named dev found' >&2\nexit 255\n")
     (tmp_path / "pulumi").chmod(0o755)
-    result = sweep("dev", env={"PATH": f"{tmp_path}:{os.environ['PATH']}"})
-    assert result.returncode == 2 and "no stack named dev found" in result.stderr and "Traceback" not in result.stderr
+    monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
+    code, _, err = sweep_here(capsys, "dev")
+    assert code == 2 and "no stack named dev found" in err
 
 
 @pytest.mark.parametrize(
@@ -249,31 +261,30 @@ def test_a_failing_pulumi_cli_is_one_error_with_its_message(emulator, tmp_path):
         ('{"version": 2, "deployment": {}}', "version 2"),
     ],
 )
-def test_an_unreadable_state_file_is_one_error_naming_it(emulator, tmp_path, content, says):
+def test_an_unreadable_state_file_is_one_error_naming_it(emulator, tmp_path, content, says, capsys):
     path = tmp_path / "state.json"
     if content is not None:
         path.write_text(content)
-    result = sweep("dev", "--state", str(path))
-    assert result.returncode == 2, result.stdout
-    assert str(path) in result.stderr and says in result.stderr
-    assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    code, out, err = sweep_here(capsys, "dev", "--state", str(path))
+    assert code == 2, out
+    assert str(path) in err and says in err
+    assert len(err.strip().splitlines()) == 1
     assert sum(emulator.calls.values()) == 0
 
 
-def test_the_state_of_another_stack_is_refused_before_anything_is_cancelled(emulator, tmp_path):
+def test_the_state_of_another_stack_is_refused_before_anything_is_cancelled(emulator, tmp_path, capsys):
     path = tmp_path / "prod.json"
     path.write_text(json.dumps(export([], stack="prod")))
-    result = sweep("dev", "--state", str(path), "--cancel")
-    assert result.returncode == 2
-    assert "stack prod" in result.stderr and "not dev" in result.stderr and "Traceback" not in result.stderr
+    code, _, err = sweep_here(capsys, "dev", "--state", str(path), "--cancel")
+    assert code == 2
+    assert "stack prod" in err and "not dev" in err
     assert sum(emulator.calls.values()) == 0
 
 
-def test_an_unknown_stack_is_one_error_naming_it(emulator, tmp_path):
-    result = sweep("staging", "--state", str(tmp_path / "x.json"))
-    assert result.returncode == 2
-    assert "staging" in result.stderr and "stacks/Pulumi.staging.yaml" in result.stderr and "dev, prod" in result.stderr
-    assert "Traceback" not in result.stderr
+def test_an_unknown_stack_is_one_error_naming_it(emulator, tmp_path, capsys):
+    code, _, err = sweep_here(capsys, "staging", "--state", str(tmp_path / "x.json"))
+    assert code == 2
+    assert "staging" in err and "stacks/Pulumi.staging.yaml" in err and "dev, prod" in err
 
 
 def test_a_vertex_error_is_one_message_and_exit_2(emulator, tmp_path, capsys):
@@ -327,17 +338,17 @@ def ended(emulator, host, scene, rendered):
     return {**scene, "cancelled": cancelled["id"], "stopping": stopping["id"]}
 
 
-def test_ended_records_no_state_points_to_are_listed_with_the_command_that_deletes_them(emulator, ended):
-    result = sweep("dev", "--state", str(ended["state"]))
-    assert result.returncode == 0, result.stderr  # nothing bills: no CI step fails on records
-    assert statuses(result.stdout) == {
+def test_ended_records_no_state_points_to_are_listed_with_the_command_that_deletes_them(emulator, ended, capsys):
+    code, out, err = sweep_here(capsys, "dev", "--state", str(ended["state"]))
+    assert code == 0, err  # nothing bills: no CI step fails on records
+    assert statuses(out) == {
         ended["bert"]: "ENDED", ended["cancelled"]: "ENDED", ended["stopping"]: "CANCELLING", ended["archive"]: "RELEASED",
     }
     first_attempt = f"projects/acme-ml-dev/locations/us-central1/customJobs/{ended['resnet']['history'][0]['jobId']}"
     assert emulator.job(first_attempt).state.name == "JOB_STATE_FAILED"
-    assert first_attempt not in result.stdout and ended["prod"] not in result.stdout
-    assert f"uv run python -m operations.sweep dev --state {ended['state']} --delete-ended" in result.stdout
-    assert "run the sweep again" in result.stdout  # for the one still stopping
+    assert first_attempt not in out and ended["prod"] not in out
+    assert f"uv run python -m operations.sweep dev --state {ended['state']} --delete-ended" in out
+    assert "run the sweep again" in out  # for the one still stopping
     assert emulator.calls["DeleteCustomJob"] == emulator.calls["CancelCustomJob"] == 0
 
 
