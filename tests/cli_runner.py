@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,3 +45,20 @@ def spot_training_in_process(
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise result.exception
     return subprocess.CompletedProcess(list(args), result.exit_code, result.stdout, result.stderr)
+
+
+def main_in_process(main: Callable[[list[str]], int], args: list[str], capsys) -> subprocess.CompletedProcess:
+    """A `python -m MODULE ARGS...` command's main(argv) in this process, from the project's
+    directory as the command is run, its output read from pytest's capsys: for a module that is
+    not a typer verb (the sweep, the offline render). A usage error is argparse's exit, taken as
+    its code; an exception that escapes main fails the test, as a traceback would show."""
+    previous = Path.cwd()
+    os.chdir(ROOT)
+    try:
+        code = main(list(args))
+    except SystemExit as exit_:
+        code = exit_.code if isinstance(exit_.code, int) else 2
+    finally:
+        os.chdir(previous)
+    out, err = capsys.readouterr()
+    return subprocess.CompletedProcess(list(args), code, out, err)

@@ -13,6 +13,7 @@ from components.spot_job.provider import SpotTrainingJobProvider
 from offline import render as offline_render
 from offline.mocks import OfflineMocks
 from offline.program import ROOT, run, stack_config
+from tests.cli_runner import main_in_process
 
 STACKS = ["dev", "prod"]
 
@@ -81,16 +82,11 @@ def test_an_unknown_stack_is_named_with_the_ones_there_are(capsys):
 @pytest.fixture
 def render_here(monkeypatch, capsys):
     """`python -m offline.render STACK` against the stack files in `stacks_dir`, its main(argv) in
-    this process from the project's directory (a process of its own is
-    test_it_runs_without_credentials_or_the_pulumi_cli's): (exit code, stdout, stderr). An exception
-    that escapes main fails the test, as a traceback would show on the command line."""
+    this process (a process of its own is test_it_runs_without_credentials_or_the_pulumi_cli's)."""
 
     def render(stacks_dir, stack: str = "dev") -> subprocess.CompletedProcess:
         monkeypatch.setenv("SPOT_TRAINING_STACKS_DIR", str(stacks_dir))
-        monkeypatch.chdir(ROOT)
-        code = offline_render.main([stack])
-        out, err = capsys.readouterr()
-        return subprocess.CompletedProcess(["offline.render", stack], code, out, err)
+        return main_in_process(offline_render.main, [stack], capsys)
 
     return render
 

@@ -25,6 +25,7 @@ import grpc
 import pytest
 
 from operations import sweep as sweep_command
+from tests.cli_runner import main_in_process
 from tests.emulator import JobServiceEmulator
 from tests.fixtures import docs_request_body
 from tests.program import ROOT, render
@@ -127,20 +128,10 @@ def sweep(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
 
 def sweep_here(capsys, *args: str) -> tuple[int, str, str]:
     """The command's main(argv) in this process (the emulator's address is in its
-    environment), from the project's directory as `sweep` runs it: the same code as the
-    command line, without importing Google's client again in a new process. A usage
-    error is argparse's exit, taken as its code. An exception that escapes main fails
-    the test, as a traceback on the command line would. (exit code, stdout, stderr)"""
-    previous = os.getcwd()
-    os.chdir(ROOT)
-    try:
-        code = sweep_command.main(list(args))
-    except SystemExit as exit_:
-        code = exit_.code if isinstance(exit_.code, int) else 2
-    finally:
-        os.chdir(previous)
-    out, err = capsys.readouterr()
-    return code, out, err
+    environment): the same code as the command line, without importing Google's
+    client again in a new process. (exit code, stdout, stderr)"""
+    done = main_in_process(sweep_command.main, list(args), capsys)
+    return done.returncode, done.stdout, done.stderr
 
 
 def state_of(emulator, name: str) -> str:
